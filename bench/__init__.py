@@ -1,0 +1,1 @@
+"""Benchmarks (`make bench`): each `bench_*.py` module exposes ``main() -> None`` printing tables."""

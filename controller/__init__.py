@@ -1,0 +1,1 @@
+"""The table's brain: rules engines, referee, journal, simulator and command line."""

@@ -1,0 +1,149 @@
+"""Everything that enters the referee is an Event; time arrives inside events (`t`, seconds).
+
+Events come from vision (through the stabilizer), buttons and sensors (gpiozero), the display
+board, the simulator, or a recorded table log. They are small immutable values so that a journal
+can store them and a replay reproduces the same signals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class BackgammonBoard:
+    """A stable reading of the backgammon board, from White's side.
+
+    `points[i]` is the number of checkers on White's (i+1)-point: positive for White, negative
+    for Black. White moves from its 24-point towards its 1-point.
+    """
+
+    points: tuple[int, ...]
+    bar_white: int = 0
+    bar_black: int = 0
+    off_white: int = 0
+    off_black: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MaednBoard:
+    """A stable reading of the Mensch ärgere Dich nicht board, per seat.
+
+    `pieces[s]` lists seat s's four pieces counted from that seat's own start field, exactly as
+    the `rules legal --batch` contract counts them: -1 house, 0 own start field, 1..39 track,
+    40..43 goal. The order of a seat's pieces carries no meaning (readers sort them).
+    """
+
+    pieces: tuple[tuple[int, ...], ...]
+
+
+Board = BackgammonBoard | MaednBoard
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    game: str  # "backgammon" | "maedn"
+    variant: str = "standard"
+    players: int = 2
+    match_length: int = 1
+    options: tuple[tuple[str, object], ...] = ()  # rule options switched away from the preset
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DiceObserved:
+    """Dice seen at rest. `cocked[i]`/`outside[i]` flag a die on its edge or outside the tray."""
+
+    values: tuple[int, ...]
+    cocked: tuple[bool, ...] = ()
+    outside: tuple[bool, ...] = ()
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BoardObserved:
+    """A stable reading of the whole board (only the stabilizer emits these)."""
+
+    board: Board
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ViewBlocked:
+    """A hand, arm or shadow hides the board: nothing on it can be judged now."""
+
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPressed:
+    """A button: "done", "undo", "roll", "new_game" (and cube buttons "double", "take", "drop").
+
+    `long` marks a long press (a long press on undo takes back the last accepted turn).
+    """
+
+    name: str
+    seat: int | None = None
+    long: bool = False
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DieThrown:
+    """The dice-tray sensor felt a throw."""
+
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Time passes with nothing else happening (lets settle timeouts fire without a clock)."""
+
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ElectronicRoll:
+    """The value the electronic die produced (recorded so that a replay rolls the same)."""
+
+    value: int
+    t: float = 0.0
+
+
+Event = (
+    NewGame
+    | DiceObserved
+    | BoardObserved
+    | ViewBlocked
+    | ButtonPressed
+    | DieThrown
+    | Tick
+    | ElectronicRoll
+)
+
+EVENT_TYPES: dict[str, type] = {
+    "new_game": NewGame,
+    "dice": DiceObserved,
+    "board": BoardObserved,
+    "view_blocked": ViewBlocked,
+    "button": ButtonPressed,
+    "die_thrown": DieThrown,
+    "tick": Tick,
+    "electronic_roll": ElectronicRoll,
+}
+
+__all__ = [
+    "EVENT_TYPES",
+    "BackgammonBoard",
+    "Board",
+    "BoardObserved",
+    "ButtonPressed",
+    "DiceObserved",
+    "DieThrown",
+    "ElectronicRoll",
+    "Event",
+    "MaednBoard",
+    "NewGame",
+    "Tick",
+    "ViewBlocked",
+]

@@ -1,0 +1,133 @@
+"""Everything the referee decides is a Signal; LEDs, buzzer, display, journal and logs consume them.
+
+Each signal serialises to one JSON object with a ``"type"`` (see `Signal.to_json`), which is what
+`spieltisch referee --log FILE --json` prints and what checks outside this repository read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+# What the table expects next from the seat on turn.
+EXPECT_SETUP = "setup"  # the start position must be set up first
+EXPECT_ROLL = "roll"
+EXPECT_MOVE = "move"
+EXPECT_ROLL_AGAIN = "roll_again"
+EXPECT_CORRECT = "correct_board"
+EXPECTS = (EXPECT_SETUP, EXPECT_ROLL, EXPECT_MOVE, EXPECT_ROLL_AGAIN, EXPECT_CORRECT)
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    type: ClassVar[str] = "signal"
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain JSON object: ``{"type": ..., <field>: <value>, ...}`` (tuples become lists)."""
+        out: dict[str, Any] = {"type": self.type}
+        for f in fields(self):
+            out[f.name] = _plain(getattr(self, f.name))
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Turn(Signal):
+    """Whose turn it is and what the table expects next (one of `EXPECTS`)."""
+
+    type: ClassVar[str] = "turn"
+    seat: int
+    expect: str
+
+
+@dataclass(frozen=True, slots=True)
+class DiceAccepted(Signal):
+    type: ClassVar[str] = "dice_accepted"
+    seat: int
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayAccepted(Signal):
+    """A whole turn accepted; `notation` is standard notation (backgammon) or "from/to" moves."""
+
+    type: ClassVar[str] = "play_accepted"
+    seat: int
+    notation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Illegal(Signal):
+    """An illegal move: the rule broken, the fields involved, and the board to go back to."""
+
+    type: ClassVar[str] = "illegal"
+    seat: int
+    reason_key: str
+    reason_de: str
+    reason_en: str
+    fields: tuple[str, ...] = ()
+    restore: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BoardDiffers(Signal):
+    """The board is not where it must be (set-up, or after an illegal move): these fields differ."""
+
+    type: ClassVar[str] = "board_differs"
+    seat: int
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reroll(Signal):
+    """The dice must be thrown again (a cocked die, a die outside the tray)."""
+
+    type: ClassVar[str] = "reroll"
+    seat: int
+    reason_de: str
+    reason_en: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThreeTries(Signal):
+    """Mensch: the seat may roll up to three times for a 6; `attempt` counts from 1."""
+
+    type: ClassVar[str] = "three_tries"
+    seat: int
+    attempt: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraRoll(Signal):
+    """The same seat rolls again (after a 6; after a double in `hofer` backgammon)."""
+
+    type: ClassVar[str] = "extra_roll"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Signal):
+    """The game ended: finishing order (Mensch) or winner with result and match score."""
+
+    type: ClassVar[str] = "game_over"
+    order: tuple[int, ...]
+    result: str | None = None  # "single" | "gammon" | "backgammon" for backgammon
+    points: int = 0
+    match_score: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(Signal):
+    """Something players should read that is not a rule decision (resumed game, camera lost)."""
+
+    type: ClassVar[str] = "notice"
+    key: str
+    text_de: str
+    text_en: str

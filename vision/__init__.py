@@ -1,0 +1,1 @@
+"""The table's eyes: calibration, board geometry, pieces, dice, stabilizer and renderer."""

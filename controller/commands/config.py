@@ -1,0 +1,39 @@
+"""`spieltisch config`: print the documented defaults, or check a configuration file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "config",
+        help="print the default configuration or check a configuration file",
+        description="Print every configuration key with its default, or check a file.",
+    )
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument(
+        "--print-defaults", action="store_true", help="print the default file (every key)"
+    )
+    group.add_argument("--check", metavar="FILE", help="check FILE and say what is wrong")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller import config
+
+    if args.print_defaults:
+        sys.stdout.write(config.default_text())
+        return 0
+    try:
+        loaded = config.load(args.check)
+    except config.ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    mode = "simulated table" if loaded.simulated else f"camera {loaded.camera.source}"
+    print(
+        f"{args.check}: OK ({loaded.game.game}/{loaded.game.variant}/{loaded.game.players}, "
+        f"{mode}, display {loaded.display.port}, pins {loaded.pins.factory})"
+    )
+    return 0

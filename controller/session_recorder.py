@@ -1,0 +1,216 @@
+"""Record a table session to a folder, and read one back for `spieltisch replay`.
+
+A recording is a folder::
+
+    session.json     what was recorded: game, frame step, frame size, program version
+    frames/          every n-th camera frame as a lossless PNG (000001.png, ...)
+    log.jsonl        one JSON object per line, in the order things happened:
+                     {"frame": "frames/000001.png", "t": 0.066}
+                     {"event": {table-log event}, "source": "vision" | "input" | "table"}
+                     {"signals": [signal, ...], "origin": "referee" | "table"}
+
+Events use the table-log shape (`controller.table_log`), signals `Signal.to_json()`. Frames are
+stored losslessly so that a replay reads exactly the pixels the table read. A replay re-runs the
+frames through vision and feeds the recorded input events again; the vision events are the ones
+it regenerates, and the referee's signals are compared with the recorded ones.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from controller import table_log
+from controller.signals import Signal
+from controller.table_log import LogEvent
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+META = "session.json"
+LOG = "log.jsonl"
+FRAMES = "frames"
+SOURCES = ("vision", "input", "table")
+ORIGINS = ("referee", "table")
+
+
+class RecordingError(ValueError):
+    """A recording folder that cannot be read; the message names the file and line."""
+
+
+class SessionRecorder:
+    """Writes a session while the table runs; a listener of `table_app.TablePipeline`.
+
+    `every_nth` keeps disk use down on a long evening (a 1280×720 PNG is about 1 MB): only every
+    n-th frame is written, but every event and every signal is.
+    """
+
+    def __init__(self, folder: Path | str, every_nth: int = 1, meta: dict[str, Any] | None = None):
+        if every_nth < 1:
+            raise ValueError(f"every_nth must be at least 1, not {every_nth}")
+        self.folder = Path(folder)
+        if (self.folder / LOG).exists():
+            raise FileExistsError(f"{self.folder} already holds a recording; choose a new folder")
+        (self.folder / FRAMES).mkdir(parents=True, exist_ok=True)
+        self.every_nth = every_nth
+        self.frames_seen = 0
+        self.frames_written = 0
+        info = {"format": FORMAT_VERSION, "every_nth": every_nth, **(meta or {})}
+        (self.folder / META).write_text(json.dumps(info, indent=2) + "\n", "utf-8")
+        self._log = (self.folder / LOG).open("a", encoding="utf-8")
+
+    def on_frame(self, t: float, image: np.ndarray) -> None:
+        import cv2
+
+        self.frames_seen += 1
+        if (self.frames_seen - 1) % self.every_nth:
+            return
+        self.frames_written += 1
+        name = f"{FRAMES}/{self.frames_written:06d}.png"
+        if not cv2.imwrite(str(self.folder / name), image, [cv2.IMWRITE_PNG_COMPRESSION, 1]):
+            raise OSError(f"cannot write frame {self.folder / name}")
+        self._write({"frame": name, "t": t})
+
+    def on_event(self, event: LogEvent, source: str) -> None:
+        self._write({"event": table_log.event_to_json(event), "source": source})
+
+    def on_signals(self, signals: list[Signal], origin: str) -> None:
+        if signals:
+            self._write({"signals": [s.to_json() for s in signals], "origin": origin})
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        self._log.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._log.flush()
+
+    def close(self) -> None:
+        self._log.close()
+
+    def __enter__(self) -> SessionRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedFrame:
+    t: float
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    event: LogEvent
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedSignals:
+    signals: tuple[dict[str, Any], ...]
+    origin: str
+
+
+RecordedItem = RecordedFrame | RecordedEvent | RecordedSignals
+
+
+def read_meta(folder: Path | str) -> dict[str, Any]:
+    """The `session.json` of a recording (RecordingError when it is missing or not JSON)."""
+    path = Path(folder) / META
+    try:
+        meta = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise RecordingError(f"{folder}: not a recording ({META} is missing)") from None
+    except json.JSONDecodeError as exc:
+        raise RecordingError(f"{path}: not JSON: {exc.msg}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+        raise RecordingError(f"{path}: unknown recording format {meta.get('format')!r}")
+    return meta
+
+
+def read_items(folder: Path | str) -> Iterator[RecordedItem]:
+    """Everything recorded, in order; a damaged line raises RecordingError naming the line."""
+    root = Path(folder)
+    path = root / LOG
+    try:
+        handle = path.open(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordingError(f"{root}: not a recording ({LOG} is missing)") from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield _item(root, line, f"{path}:{number}")
+
+
+def _item(root: Path, line: str, where: str) -> RecordedItem:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RecordingError(f"{where}: not JSON: {exc.msg}") from None
+    if not isinstance(obj, dict):
+        raise RecordingError(f"{where}: a line must be a JSON object")
+    if "frame" in obj:
+        frame = root / str(obj["frame"])
+        if not frame.is_file():
+            raise RecordingError(f"{where}: frame file {frame} is missing")
+        t = obj.get("t")
+        if isinstance(t, bool) or not isinstance(t, int | float):
+            raise RecordingError(f"{where}: frame time 't' must be a number, not {t!r}")
+        return RecordedFrame(float(t), frame)
+    if "event" in obj:
+        if obj.get("source") not in SOURCES:
+            raise RecordingError(f"{where}: event source must be one of {', '.join(SOURCES)}")
+        try:
+            event = table_log.event_from_json(obj["event"])
+        except table_log.TableLogError as exc:
+            raise RecordingError(f"{where}: {exc}") from None
+        return RecordedEvent(event, obj["source"])
+    if "signals" in obj:
+        if obj.get("origin") not in ORIGINS or not isinstance(obj["signals"], list):
+            raise RecordingError(f"{where}: signals need a list and an origin ({ORIGINS})")
+        return RecordedSignals(tuple(obj["signals"]), obj["origin"])
+    raise RecordingError(f"{where}: expected a 'frame', 'event' or 'signals' line")
+
+
+@dataclass(frozen=True, slots=True)
+class SignalDifference:
+    """One place where the replay's signals differ from the recording's."""
+
+    index: int  # position in the recorded sequence of referee signals
+    recorded: dict[str, Any] | None
+    replayed: dict[str, Any] | None
+
+    def describe(self) -> str:
+        if self.replayed is None:
+            return f"#{self.index}: recorded {_short(self.recorded)}, missing in the replay"
+        if self.recorded is None:
+            return f"#{self.index}: replay adds {_short(self.replayed)}"
+        return f"#{self.index}: recorded {_short(self.recorded)}, replay {_short(self.replayed)}"
+
+
+def _short(obj: dict[str, Any] | None) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def compare_signals(
+    recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]
+) -> list[SignalDifference]:
+    """Every signal that differs, aligned so that one extra signal is reported once."""
+    left = [_short(s) for s in recorded]
+    right = [_short(s) for s in replayed]
+    out: list[SignalDifference] = []
+    matcher = difflib.SequenceMatcher(a=left, b=right, autojunk=False)
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        for k in range(max(a1 - a0, b1 - b0)):
+            rec = recorded[a0 + k] if a0 + k < a1 else None
+            rep = replayed[b0 + k] if b0 + k < b1 else None
+            out.append(SignalDifference(min(a0 + k, a1), rec, rep))
+    return out

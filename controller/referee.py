@@ -1,0 +1,119 @@
+"""The referee: events in, signals out; a pure, deterministic state machine.
+
+No clock, pin or port inside (time arrives in events), so the table, the simulator, the tests
+and a replay of a journal or table log all get the same signals from the same events.
+`Referee.handle` never loses state on bad input: an event that cannot apply raises
+`RefereeInputError` before anything changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from controller.events import ButtonPressed, NewGame
+from controller.referee_turns import Phase, TableSettings, TurnReferee, expect_roll, notice
+from controller.rules.errors import RulesError
+from controller.rules.reasons import reason
+from controller.signals import Signal
+from controller.table_log import LogEvent
+
+log = logging.getLogger(__name__)
+
+NO_GAME = reason(
+    "referee.no_game",
+    "Kein Spiel läuft: bitte ein Spiel wählen",
+    "No game in progress: please choose a game",
+)
+MATCH_OVER = reason(
+    "referee.match_over",
+    "Das Match ist entschieden",
+    "The match is decided",
+)
+
+
+class RefereeInputError(ValueError):
+    """An event that cannot apply (unknown variant, bad option); the state is unchanged."""
+
+
+class Referee:
+    """Judges one table. `handle(event)` returns the signals that event causes, in order."""
+
+    def __init__(self, settings: TableSettings | None = None) -> None:
+        self.base_settings = settings or TableSettings()
+        self.game: TurnReferee[Any] | None = None
+        self.new_game_event: NewGame | None = None
+
+    @property
+    def phase(self) -> Phase | None:
+        return self.game.state.phase if self.game else None
+
+    def handle(self, event: LogEvent) -> list[Signal]:
+        if isinstance(event, NewGame):
+            return self._new_game(event)
+        if self.game is None:
+            return [notice(NO_GAME)]
+        if isinstance(event, ButtonPressed) and event.name == "new_game":
+            return self._next_game()
+        return self.game.handle(event)
+
+    def replay(self, events: Iterable[LogEvent]) -> list[Signal]:
+        """Feed many events; all their signals (used to resume from a journal)."""
+        out: list[Signal] = []
+        for event in events:
+            out += self.handle(event)
+        return out
+
+    def _new_game(self, event: NewGame, score: tuple[int, int] = (0, 0)) -> list[Signal]:
+        table = {k: v for k, v in event.options if k in TableSettings.KEYS}
+        rules = {k: v for k, v in event.options if k not in TableSettings.KEYS}
+        try:
+            settings = dataclasses.replace(self.base_settings, **table)
+            game = _make_game(event, settings, rules, score)
+        except (RulesError, TypeError, ValueError) as exc:
+            raise RefereeInputError(f"cannot start {event.game} {event.variant!r}: {exc}") from None
+        self.game = game
+        self.new_game_event = event
+        log.info("new game: %s %s, %d players", event.game, event.variant, event.players)
+        return [expect_roll(game.seat())]
+
+    def _next_game(self) -> list[Signal]:
+        """The new-game button: the next game of the match (or the same game again)."""
+        assert self.new_game_event is not None
+        score = (0, 0)
+        game = self.game
+        if game is not None and game.state.phase is Phase.OVER and game.match_length > 1:
+            if game.match_over():
+                return [notice(MATCH_OVER)]
+            score = game.score
+        return self._new_game(self.new_game_event, score)
+
+
+def _make_game(
+    event: NewGame, settings: TableSettings, rules: dict[str, Any], score: tuple[int, int]
+) -> TurnReferee[Any]:
+    if event.game == "backgammon":
+        from controller.referee_backgammon import BackgammonReferee
+        from controller.rules import backgammon as bg
+
+        options = _with_rules(bg.Options.preset(event.variant), rules)
+        return BackgammonReferee(options, settings, event.match_length, score)
+    if event.game == "maedn":
+        from controller.referee_maedn import MaednReferee
+        from controller.rules import maedn
+
+        options = _with_rules(maedn.Options.preset(event.variant), rules)
+        return MaednReferee(options, settings, event.players)
+    raise RefereeInputError(f"unknown game {event.game!r}; known: backgammon, maedn")
+
+
+def _with_rules(options: Any, rules: dict[str, Any]) -> Any:
+    if not rules:
+        return options
+    known = {f.name for f in dataclasses.fields(options)}
+    unknown = sorted(set(rules) - known)
+    if unknown:
+        raise RefereeInputError(f"unknown rule option(s) {', '.join(unknown)}")
+    return dataclasses.replace(options, **rules)

@@ -1,0 +1,179 @@
+"""Backgammon at the table: two dice, a whole play judged at once, illegal plays may stand.
+
+Rule text 004: once the opponent has rolled, an illegal play stands (unless the table is set to
+`must_correct`). Rule text 001 with the `hofer` preset: a double earns another roll.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from controller.events import BackgammonBoard, Board
+from controller.referee_turns import (
+    Phase,
+    TableSettings,
+    TurnReferee,
+    expect_roll,
+    notice,
+    reroll,
+)
+from controller.rules import backgammon as bg
+from controller.rules.errors import RulesError
+from controller.rules.reasons import Reason, reason
+from controller.signals import (
+    EXPECT_MOVE,
+    EXPECT_ROLL_AGAIN,
+    DiceAccepted,
+    ExtraRoll,
+    GameOver,
+    PlayAccepted,
+    Signal,
+    Turn,
+)
+
+log = logging.getLogger(__name__)
+
+OPENING_TIE = reason(
+    "referee.opening_tie",
+    "Gleiche Augen beim Eröffnungswurf: beide würfeln noch einmal",
+    "The opening roll is a tie: both roll again",
+)
+ILLEGAL_STANDS = reason(
+    "referee.illegal_play_stands",
+    "Der Gegner hat gewürfelt: der unzulässige Zug bleibt stehen",
+    "The opponent has rolled: the illegal play stands",
+)
+NO_LEGAL_PLAY = reason(
+    "referee.no_legal_play",
+    "Kein Zug möglich: bitte Fertig drücken",
+    "No legal move: please press done",
+)
+SIDES = ("white", "black")
+
+
+class BackgammonReferee(TurnReferee[Any]):
+    """One backgammon game; `score` is the match score before this game."""
+
+    def __init__(
+        self,
+        options: Any,
+        settings: TableSettings,
+        match_length: int = 1,
+        score: tuple[int, int] = (0, 0),
+    ) -> None:
+        super().__init__(bg.Position.initial(options).with_turn(0), settings)
+        self.options = options
+        self.match_length = match_length
+        self.score = score
+
+    def seat(self) -> int:
+        return int(self.state.pos.turn)
+
+    def board_of(self, pos: Any) -> Board:
+        return pos.to_board()
+
+    def dice_count(self) -> int:
+        return 2
+
+    def accept_dice(self, values: tuple[int, ...]) -> list[Signal]:
+        seat = self.seat()
+        self.state = replace(self.state, phase=Phase.MOVE, dice=values)
+        out: list[Signal] = [DiceAccepted(seat, values), Turn(seat, EXPECT_MOVE)]
+        if self.state.pos.legal_plays(values) == [bg.Play(())]:
+            out.append(notice(NO_LEGAL_PLAY))
+        return out
+
+    def opening(self, values: tuple[int, ...]) -> list[Signal]:
+        if len(values) != 2:
+            return [reroll(self.seat(), OPENING_TIE)]
+        first = bg.opening_roll(values[0], values[1])
+        if first is None:
+            return [reroll(self.seat(), OPENING_TIE)]
+        self.state = replace(self.state, pos=self.state.pos.with_turn(first), first_roll_done=True)
+        dice = (values[first], values[1 - first])
+        return self.accept_dice(dice)
+
+    def judge(self, board: Board) -> tuple[bool, Any, Reason | None]:
+        verdict = self.state.pos.judge(board, self.state.dice)
+        return verdict.legal, verdict.play, verdict.reason
+
+    def accept_play(self, play: Any) -> list[Signal]:
+        seat = self.seat()
+        dice = self.state.dice
+        after = self.state.pos.apply(play)
+        out: list[Signal] = [PlayAccepted(seat, str(play))]
+        result = after.result()
+        if result is not None:
+            self.state = replace(self.state, pos=after, phase=Phase.OVER, dice=())
+            return [*out, self._game_over(result)]
+        if dice[0] == dice[1] and getattr(self.options, "extra_roll_after_double", False):
+            self.state = replace(self.state, pos=after.with_turn(seat), phase=Phase.ROLL, dice=())
+            return [*out, ExtraRoll(seat), Turn(seat, EXPECT_ROLL_AGAIN)]
+        self.state = replace(self.state, pos=after, phase=Phase.ROLL, dice=())
+        return [*out, expect_roll(self.seat())]
+
+    def illegal_stands(self, board: Board) -> list[Signal] | None:
+        if self.settings.must_correct or not isinstance(board, BackgammonBoard):
+            return None
+        opponent = 1 - self.seat()
+        try:
+            after = bg.Position.from_board(
+                board.points,
+                bar=_bar(board),
+                off=_off(board),
+                turn=opponent,
+                options=self.options,
+            )
+        except RulesError as exc:
+            log.info("illegal play cannot stand, the board is impossible: %s", exc)
+            return None
+        self.state = replace(self.state, pos=after, phase=Phase.ROLL, dice=(), differs=False)
+        result = after.result()
+        if result is not None:
+            self.state = replace(self.state, phase=Phase.OVER)
+            return [notice(ILLEGAL_STANDS), self._game_over(result)]
+        return [notice(ILLEGAL_STANDS)]
+
+    def _game_over(self, result: Any) -> GameOver:
+        winner = int(result.winner)
+        points = int(result.multiplier)
+        score = list(self.score)
+        score[winner] += points
+        self.score = (score[0], score[1])
+        return GameOver(
+            order=(winner, 1 - winner),
+            result=str(result.kind),
+            points=points,
+            match_score=self.score,
+        )
+
+    def match_over(self) -> bool:
+        return max(self.score) >= self.match_length
+
+    def diff(self, expected: Board, observed: Board) -> tuple[list[str], list[str]]:
+        assert isinstance(expected, BackgammonBoard) and isinstance(observed, BackgammonBoard)
+        fields: list[str] = []
+        restore: list[str] = []
+        for i, (want, got) in enumerate(zip(expected.points, observed.points, strict=True)):
+            if want != got:
+                fields.append(str(i + 1))
+                restore.append(f"{i + 1}={want}")
+        for name, want_pair, got_pair in (
+            ("bar", _bar(expected), _bar(observed)),
+            ("off", _off(expected), _off(observed)),
+        ):
+            for side, want, got in zip(SIDES, want_pair, got_pair, strict=True):
+                if want != got:
+                    fields.append(f"{name}:{side}")
+                    restore.append(f"{name}:{side}={want}")
+        return fields, restore
+
+
+def _bar(board: BackgammonBoard) -> tuple[int, int]:
+    return board.bar_white, board.bar_black
+
+
+def _off(board: BackgammonBoard) -> tuple[int, int]:
+    return board.off_white, board.off_black

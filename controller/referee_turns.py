@@ -1,0 +1,417 @@
+"""The turn cycle both games share: roll, move, judge at a quiet moment, correct, go on.
+
+A game-specific subclass (`referee_backgammon`, `referee_maedn`) says how dice are read, how a
+board is judged and what follows an accepted play; this module owns when judging happens:
+
+* intermediate boards are never judged; a turn is judged when the board is stable and the
+  player presses done, when the next roll arrives, or (no done button) after the settle time;
+* dice seen while a hand is over the board belong to the player still moving and are ignored;
+* after an illegal play the table waits until the board is back at the position before the
+  play (or shows a legal result), listing the fields that still differ.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Generic, TypeVar
+
+from controller.events import (
+    Board,
+    BoardObserved,
+    ButtonPressed,
+    DiceObserved,
+    ElectronicRoll,
+    Tick,
+    ViewBlocked,
+)
+from controller.rules.errors import RulesError
+from controller.rules.reasons import Reason, reason
+from controller.signals import (
+    EXPECT_CORRECT,
+    EXPECT_MOVE,
+    EXPECT_ROLL,
+    EXPECT_SETUP,
+    BoardDiffers,
+    Illegal,
+    Notice,
+    Reroll,
+    Signal,
+    Turn,
+)
+from controller.table_log import LogEvent, OpeningRoll
+
+log = logging.getLogger(__name__)
+
+COCKED = reason(
+    "referee.cocked_die",
+    "Ein Würfel liegt schräg: bitte neu würfeln",
+    "A die is cocked: roll again",
+)
+OUTSIDE = reason(
+    "referee.die_outside",
+    "Ein Würfel liegt außerhalb der Würfelschale: bitte neu würfeln",
+    "A die landed outside the tray: roll again",
+)
+DICE_COUNT = reason(
+    "referee.dice_count",
+    "Falsche Anzahl Würfel: bitte neu würfeln",
+    "Wrong number of dice: roll again",
+)
+IMPOSSIBLE_BOARD = reason(
+    "referee.impossible_board",
+    "Diese Stellung ist nicht möglich (Steine fehlen oder sind zu viel)",
+    "This position is impossible (pieces missing or too many)",
+)
+HAND_OVER_BOARD = reason(
+    "referee.view_blocked",
+    "Bitte die Hand vom Brett nehmen",
+    "Please take your hand off the board",
+)
+NOT_YOUR_TURN = reason(
+    "referee.not_your_turn",
+    "Nicht am Zug",
+    "Not your turn",
+)
+UNDONE = reason(
+    "referee.undone",
+    "Letzter Zug zurückgenommen: bitte die Steine zurückstellen",
+    "Last turn taken back: please put the pieces back",
+)
+NOTHING_TO_UNDO = reason(
+    "referee.nothing_to_undo",
+    "Es gibt keinen Zug zum Zurücknehmen",
+    "There is no turn to take back",
+)
+FOREIGN_BOARD = reason(
+    "referee.foreign_board",
+    "Dieses Brett gehört nicht zum laufenden Spiel",
+    "This board does not belong to the game in progress",
+)
+GAME_IS_OVER = reason(
+    "referee.game_over",
+    "Das Spiel ist zu Ende: für ein neues Spiel Neu drücken",
+    "The game is over: press new game to play again",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """How this table is built and set up (not rules): buttons, settle time, strictness."""
+
+    done_button: bool = True
+    settle_time: float = 3.0  # seconds of a stable board before judging, without done button
+    must_correct: bool = False  # backgammon: an illegal play never stands, even after a roll
+
+    KEYS: ClassVar[tuple[str, ...]] = ("done_button", "settle_time", "must_correct")
+
+
+@dataclass(frozen=True, slots=True)
+class RollElectronicDie(Signal):
+    """The roll button asks for the electronic die; the table loop answers with an
+    `ElectronicRoll` event (drawn from a fair random source and journaled)."""
+
+    type: ClassVar[str] = "roll_electronic_die"
+    seat: int
+
+
+class Phase(enum.Enum):
+    SETUP = "setup"
+    ROLL = "roll"
+    MOVE = "move"
+    CORRECT = "correct"
+    OVER = "over"
+
+
+PosT = TypeVar("PosT")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnState(Generic[PosT]):
+    """Everything the referee knows, as one immutable value (undo restores an older one)."""
+
+    pos: PosT
+    phase: Phase
+    dice: tuple[int, ...] = ()
+    board: Board | None = None  # last stable reading
+    stable: bool = True  # False while a hand is over the board
+    board_t: float = 0.0  # when `board` was read
+    done_pending: bool = False
+    differs: bool = False  # the last reading differed from what must stand
+    first_roll_done: bool = False
+    extra: tuple[Any, ...] = field(default=())  # game-specific bookkeeping
+
+
+class TurnReferee(Generic[PosT]):
+    """Shared turn cycle; subclasses implement the hooks marked below."""
+
+    match_length: int = 1
+    score: tuple[int, int] = (0, 0)
+
+    def __init__(self, pos: PosT, settings: TableSettings) -> None:
+        self.settings = settings
+        self.state: TurnState[PosT] = TurnState(pos=pos, phase=Phase.ROLL)
+        self.history: list[TurnState[PosT]] = []
+
+    # ---- hooks for the game -------------------------------------------------------------
+
+    def seat(self) -> int:
+        raise NotImplementedError
+
+    def board_of(self, pos: PosT) -> Board:
+        raise NotImplementedError
+
+    def accept_dice(self, values: tuple[int, ...]) -> list[Signal]:
+        """Dice are valid for the seat on roll: store them and say what comes next."""
+        raise NotImplementedError
+
+    def judge(self, board: Board) -> tuple[bool, Any, Reason | None]:
+        """(legal, play, reason) for the observed board after the stored dice."""
+        raise NotImplementedError
+
+    def accept_play(self, play: Any) -> list[Signal]:
+        """Apply a legal play, announce it and whoever rolls next (or the end)."""
+        raise NotImplementedError
+
+    def illegal_stands(self, board: Board) -> list[Signal] | None:
+        """The next roll came on an illegal board: let it stand (signals) or None (correct it)."""
+        return None
+
+    def dice_count(self) -> int:
+        raise NotImplementedError
+
+    def diff(self, expected: Board, observed: Board) -> tuple[list[str], list[str]]:
+        """(fields that differ, what each must show) between two boards."""
+        raise NotImplementedError
+
+    def opening(self, values: tuple[int, ...]) -> list[Signal]:
+        raise NotImplementedError
+
+    def roll_button(self) -> list[Signal]:
+        return []
+
+    def match_over(self) -> bool:
+        return True
+
+    # ---- the cycle ------------------------------------------------------------------------
+
+    def handle(self, event: LogEvent) -> list[Signal]:
+        out: list[Signal] = []
+        t = getattr(event, "t", 0.0)
+        if not self.settings.done_button and not isinstance(event, ButtonPressed):
+            out += self._settle(t)
+        match event:
+            case DiceObserved():
+                out += self._dice(event)
+            case ElectronicRoll():
+                out += self._dice(DiceObserved(values=(event.value,), t=event.t))
+            case OpeningRoll():
+                out += self._opening(event)
+            case BoardObserved():
+                out += self._board(event)
+            case ViewBlocked():
+                self.state = replace(self.state, stable=False)
+            case ButtonPressed():
+                out += self._button(event)
+            case Tick():
+                pass
+            case _:
+                log.debug("event %r has no effect on a running game", event)
+        return out
+
+    def _settle(self, t: float) -> list[Signal]:
+        s = self.state
+        if (
+            s.phase is Phase.MOVE
+            and s.stable
+            and s.board is not None
+            and t - s.board_t >= self.settings.settle_time
+            and s.board != self.board_of(s.pos)
+        ):
+            return self._judge_now()
+        return []
+
+    def _dice(self, event: DiceObserved) -> list[Signal]:
+        s = self.state
+        if s.phase is Phase.OVER:
+            return [_notice(GAME_IS_OVER)]
+        if s.phase is Phase.SETUP:
+            return self._setup_differs()
+        if s.phase in (Phase.MOVE, Phase.CORRECT):
+            if not s.stable:
+                log.info("dice %s ignored: the mover's hand is over the board", event.values)
+                return []
+            out = self._next_roll_judges()
+            if self.state.phase is not Phase.ROLL:
+                return out
+            return out + self._dice(event)
+        seat = self.seat()
+        if any(event.cocked):
+            return [_reroll(seat, COCKED)]
+        if any(event.outside):
+            return [_reroll(seat, OUTSIDE)]
+        if len(event.values) != self.dice_count():
+            return [_reroll(seat, DICE_COUNT)]
+        self.state = replace(self.state, first_roll_done=True, done_pending=False)
+        return self.accept_dice(event.values)
+
+    def _next_roll_judges(self) -> list[Signal]:
+        """The next roll arrived while a play is open: judge it; an illegal play may stand."""
+        out = self._judge_now() if self.state.phase is Phase.MOVE else []
+        if self.state.phase is not Phase.CORRECT:
+            return out
+        s = self.state
+        board = s.board if s.board is not None else self.board_of(s.pos)
+        stands = self.illegal_stands(board)
+        if stands is None:
+            return out or self._correct_differs(board)
+        return out + stands
+
+    def _opening(self, event: OpeningRoll) -> list[Signal]:
+        s = self.state
+        if s.phase not in (Phase.ROLL, Phase.SETUP) or s.first_roll_done:
+            log.info("opening roll %s ignored: the game has begun", event.values)
+            return []
+        if s.phase is Phase.SETUP:
+            return self._setup_differs()
+        return self.opening(event.values)
+
+    def _board(self, event: BoardObserved) -> list[Signal]:
+        s = self.state
+        self.state = s = replace(s, board=event.board, stable=True, board_t=event.t)
+        if s.phase is Phase.OVER:
+            return []
+        if s.phase in (Phase.SETUP, Phase.ROLL):
+            return self._check_standing(event.board)
+        if s.phase is Phase.MOVE:
+            return self._judge_now() if s.done_pending else []
+        legal, _, _ = self._safe_judge(event.board)
+        if legal or event.board == self.board_of(s.pos):
+            self.state = replace(s, phase=Phase.MOVE, differs=False)
+            if s.done_pending and legal:
+                return self._judge_now()
+            return [Turn(self.seat(), EXPECT_MOVE)]
+        return self._correct_differs(event.board)
+
+    def _check_standing(self, board: Board) -> list[Signal]:
+        """Before a roll the board must show the position (the start position at set-up)."""
+        s = self.state
+        expected = self.board_of(s.pos)
+        if board == expected:
+            if s.phase is Phase.SETUP or s.differs:
+                self.state = replace(s, phase=Phase.ROLL, differs=False)
+                return [Turn(self.seat(), EXPECT_ROLL)]
+            return []
+        fields, _ = self._diff_or_all(expected, board)
+        if not s.first_roll_done:
+            self.state = replace(s, phase=Phase.SETUP, differs=True)
+            return [BoardDiffers(self.seat(), tuple(fields)), Turn(self.seat(), EXPECT_SETUP)]
+        self.state = replace(s, differs=True)
+        return [BoardDiffers(self.seat(), tuple(fields))]
+
+    def _setup_differs(self) -> list[Signal]:
+        s = self.state
+        board = s.board if s.board is not None else self.board_of(s.pos)
+        fields, _ = self._diff_or_all(self.board_of(s.pos), board)
+        return [BoardDiffers(self.seat(), tuple(fields)), Turn(self.seat(), EXPECT_SETUP)]
+
+    def _button(self, event: ButtonPressed) -> list[Signal]:
+        s = self.state
+        if event.name == "undo" and event.long:
+            return self._undo()
+        if event.name == "roll":
+            if s.phase is Phase.ROLL:
+                return self.roll_button()
+            return []
+        if event.name != "done" or s.phase not in (Phase.MOVE, Phase.CORRECT):
+            return []
+        if event.seat is not None and event.seat != self.seat():
+            return [_notice(NOT_YOUR_TURN)]
+        if not s.stable:
+            self.state = replace(s, done_pending=True)
+            return [_notice(HAND_OVER_BOARD)]
+        return self._judge_now()
+
+    def _judge_now(self) -> list[Signal]:
+        s = self.state
+        board = s.board if s.board is not None else self.board_of(s.pos)
+        legal, play, why = self._safe_judge(board)
+        self.state = replace(self.state, done_pending=False)
+        if legal:
+            self.history.append(replace(s, board=None, done_pending=False, phase=Phase.MOVE))
+            return self.accept_play(play)
+        fields, restore = self._diff_or_all(self.board_of(s.pos), board)
+        self.state = replace(self.state, phase=Phase.CORRECT, differs=True)
+        assert why is not None
+        return [
+            Illegal(
+                seat=self.seat(),
+                reason_key=why.key,
+                reason_de=why.de,
+                reason_en=why.en,
+                fields=tuple(fields),
+                restore=tuple(restore),
+            ),
+            Turn(self.seat(), EXPECT_CORRECT),
+        ]
+
+    def _safe_judge(self, board: Board) -> tuple[bool, Any, Reason | None]:
+        if not isinstance(board, type(self.board_of(self.state.pos))):
+            return False, None, FOREIGN_BOARD
+        try:
+            return self.judge(board)
+        except RulesError as exc:
+            log.info("impossible board: %s", exc)
+            return False, None, IMPOSSIBLE_BOARD
+
+    def _correct_differs(self, board: Board) -> list[Signal]:
+        fields, _ = self._diff_or_all(self.board_of(self.state.pos), board)
+        return [BoardDiffers(self.seat(), tuple(fields))]
+
+    def _diff_or_all(self, expected: Board, observed: Board) -> tuple[list[str], list[str]]:
+        if not isinstance(observed, type(expected)):
+            return ["board"], []
+        return self.diff(expected, observed)
+
+    def _undo(self) -> list[Signal]:
+        if not self.history:
+            return [_notice(NOTHING_TO_UNDO)]
+        board, stable = self.state.board, self.state.stable
+        self.state = replace(self.history.pop(), board=board, stable=stable)
+        return [_notice(UNDONE), Turn(self.seat(), EXPECT_MOVE)]
+
+
+def _reroll(seat: int, why: Reason) -> Reroll:
+    return Reroll(seat=seat, reason_de=why.de, reason_en=why.en)
+
+
+def _notice(why: Reason) -> Notice:
+    return Notice(key=why.key, text_de=why.de, text_en=why.en)
+
+
+def notice(why: Reason) -> Notice:
+    """A Notice signal carrying a catalog reason."""
+    return _notice(why)
+
+
+def reroll(seat: int, why: Reason) -> Reroll:
+    """A Reroll signal carrying a catalog reason."""
+    return _reroll(seat, why)
+
+
+def expect_roll(seat: int) -> Turn:
+    return Turn(seat, EXPECT_ROLL)
+
+
+def multiset_diff(a: Sequence[int], b: Sequence[int]) -> tuple[list[int], list[int]]:
+    """(items only in a, items only in b), counting repeats."""
+    rest = list(b)
+    only_a = []
+    for x in a:
+        if x in rest:
+            rest.remove(x)
+        else:
+            only_a.append(x)
+    return only_a, rest

@@ -1,0 +1,108 @@
+"""`spieltisch vision`: read dice from image files; score the dice reader on a labelled folder."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("vision", help="camera and photo tools (dice reading)")
+    group = parser.add_subparsers(dest="vision_command", metavar="TOOL")
+    parser.set_defaults(func=lambda _args: _usage(parser))
+
+    dice = group.add_parser("dice", help="read the dice in image files")
+    dice.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    dice.add_argument("--json", action="store_true", help="one JSON line per image")
+    dice.add_argument("--die-size", type=float, default=None, metavar="PX",
+                      help="expected die width in pixels (default: as in the training photos)")
+    dice.set_defaults(func=_run_dice)
+
+    ev = group.add_parser("eval", help="score the dice reader on a labelled folder")
+    ev.add_argument("folder", type=Path, metavar="DIR", help="folder with labels.json and images")
+    ev.add_argument("--split", default=None, help="only images of this split (e.g. test)")
+    ev.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    ev.add_argument("--die-size", type=float, default=None, metavar="PX")
+    ev.set_defaults(func=_run_eval)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _reader(die_size: float | None):  # -> DiceReader, imported lazily
+    from vision.dice import DiceReader
+
+    return DiceReader() if die_size is None else DiceReader(die_size_px=die_size)
+
+
+def _run_dice(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.dice import DiceInputError
+
+    reader = _reader(args.die_size)
+    status = 0
+    for path in args.images:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if image is None:
+            why = "no such file" if not path.is_file() else "not a readable image"
+            _emit(args.json, {"image": str(path), "error": f"{path}: {why}"})
+            status = 1
+            continue
+        start = time.perf_counter()
+        try:
+            dice = reader.read(image)
+        except DiceInputError as exc:
+            _emit(args.json, {"image": str(path), "error": f"{path}: {exc}"})
+            status = 1
+            continue
+        ms = (time.perf_counter() - start) * 1000.0
+        record = {"image": str(path), "dice": [d.to_json() for d in dice], "ms": round(ms, 3)}
+        _emit(args.json, record)
+    return status
+
+
+def _emit(as_json: bool, record: dict) -> None:
+    if as_json:
+        print(json.dumps(record), flush=True)
+    elif "error" in record:
+        print(f"{record['image']}: error: {record['error']}", file=sys.stderr, flush=True)
+    else:
+        values = " ".join(
+            "?" if d["cocked"] else str(d["value"]) for d in record["dice"]
+        ) or "(no dice)"
+        print(f"{record['image']}: {values}  ({record['ms']:.1f} ms)", flush=True)
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from vision.dice_eval import LabelError, evaluate, load_labels
+
+    try:
+        images = load_labels(args.folder, args.split)
+        reader = _reader(args.die_size)
+        report = evaluate(lambda im: [(d.value, d.box) for d in reader.read(im)], images)
+    except LabelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report.as_dict()))
+        return 0
+    print(f"images:              {report.images}")
+    print(f"dice:                {report.dice}")
+    print(f"per-die accuracy:    {report.die_accuracy:.2%} "
+          f"({report.right} right, {report.wrong_value} wrong value, {report.missed} missed)")
+    print(f"false dice/image:    {report.false_per_image:.3f} ({report.false_dice} in all)")
+    print(f"images all right:    {report.image_accuracy:.2%} "
+          f"({report.images_all_right} of {report.images})")
+    print(f"ms per image:        {report.ms_median:.2f} (median)")
+    if report.failures:
+        print("not entirely right: " + ", ".join(report.failures))
+    return 0

@@ -1,0 +1,322 @@
+"""Train the dice detector and classifier on the `train` split and export them to ONNX.
+
+Needs PyTorch for training only (`pip install torch==2.13.0 onnx`); the reader itself runs the
+exported files with OpenCV. Usage:
+
+    .venv/bin/python tools/train_dice_model.py [--data DIR] [--out vision/models] [--val-every 0]
+
+`--val-every N` holds out every N-th train image to choose settings on; the committed model is
+trained with `--val-every 0` (all 200 train photos). The test split is never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision import dice_model as dm
+from vision.dice_eval import default_data_dir, load_labels
+
+log = logging.getLogger("train_dice_model")
+
+
+def block(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+def make_detector() -> nn.Module:
+    return nn.Sequential(
+        block(3, 16, 2),
+        block(16, 24, 2),
+        block(24, 32, 2),
+        block(32, 48),
+        block(48, 48, dilation=2),
+        nn.Conv2d(48, dm.DETECTOR_CHANNELS, 1),
+    )
+
+
+def make_classifier() -> nn.Module:
+    return nn.Sequential(
+        block(3, 16),
+        nn.MaxPool2d(2),
+        block(16, 32),
+        nn.MaxPool2d(2),
+        block(32, 64),
+        nn.MaxPool2d(2),
+        block(64, 64),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(64, dm.NUM_CLASSES),
+    )
+
+
+class Sample:
+    """One train photo at full size and at the detector's scale, with its labelled dice."""
+
+    def __init__(self, image: np.ndarray, boxes: np.ndarray, values: np.ndarray) -> None:
+        self.image = image
+        self.small = cv2.resize(
+            image, None, fx=dm.DETECTOR_SCALE, fy=dm.DETECTOR_SCALE, interpolation=cv2.INTER_AREA
+        )
+        self.boxes = boxes.astype(np.float32)
+        self.values = values
+        self.hard_negatives: list[tuple[float, float, float]] = []
+
+
+def load_samples(data: Path, val_every: int) -> tuple[list[Sample], list]:
+    items = load_labels(data, "train")
+    train, val = [], []
+    for i, item in enumerate(items):
+        if val_every and i % val_every == 0:
+            val.append(item)
+            continue
+        image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+        boxes = np.array([d.box for d in item.dice], np.float32).reshape(-1, 4)
+        values = np.array([d.value for d in item.dice], np.int64)
+        train.append(Sample(image, boxes, values))
+    return train, val
+
+
+def colour_jitter(img: np.ndarray, rng: random.Random, allow_invert: bool) -> np.ndarray:
+    """Other dice colours than the ones photographed: permuted channels, gains, gamma, inverse."""
+    out = img
+    if rng.random() < 0.5:
+        out = out[:, :, rng.sample(range(3), 3)]
+    out = out.astype(np.float32)
+    gains = np.array([rng.uniform(0.75, 1.25) for _ in range(3)], np.float32)
+    out = out * gains * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
+    mean = out.mean()
+    out = (out - mean) * rng.uniform(0.7, 1.3) + mean
+    out = np.clip(out, 0, 255)
+    if rng.random() < 0.3:
+        out = 255.0 * (out / 255.0) ** rng.uniform(0.7, 1.4)
+    if allow_invert and rng.random() < 0.15:
+        out = 255.0 - out
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.1))
+    if rng.random() < 0.5:
+        out = out + np.random.normal(0, rng.uniform(1, 8), out.shape).astype(np.float32)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def detector_example(
+    s: Sample, rng: random.Random, size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """An augmented detector input and its heat-map, regression targets and regression mask."""
+    h, w = s.small.shape[:2]
+    angle = rng.uniform(0, 360)
+    scale = math.exp(rng.uniform(math.log(0.7), math.log(1.45)))
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+    m[0, 2] += size / 2 - w / 2 + rng.uniform(-60, 60)
+    m[1, 2] += size / 2 - h / 2 + rng.uniform(-60, 60)
+    if rng.random() < 0.5:
+        m[0] = -m[0]
+        m[0, 2] += size
+    border = tuple(int(v) for v in np.median(s.small.reshape(-1, 3), axis=0))
+    img = cv2.warpAffine(s.small, m, (size, size), flags=cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=border)
+    img = colour_jitter(img, rng, allow_invert=False)
+    cells = size // dm.DETECTOR_STRIDE
+    heat = np.zeros((cells, cells), np.float32)
+    reg = np.zeros((4, cells, cells), np.float32)
+    mask = np.zeros((cells, cells), np.float32)
+    gy, gx = np.mgrid[0:cells, 0:cells].astype(np.float32) + 0.5
+    half = dm.DETECTOR_SCALE
+    for box in s.boxes:
+        cx, cy = (box[0] + box[2]) / 2 * half, (box[1] + box[3]) / 2 * half
+        px, py = m @ np.array([cx, cy, 1.0])
+        bw, bh = (box[2] - box[0]) * half * scale, (box[3] - box[1]) * half * scale
+        if not (0 <= px < size and 0 <= py < size):
+            continue
+        ux, uy = px / dm.DETECTOR_STRIDE, py / dm.DETECTOR_STRIDE
+        sigma = 0.3 + 0.12 * max(bw, bh) / dm.DETECTOR_STRIDE
+        heat = np.maximum(heat, np.exp(-((gx - ux) ** 2 + (gy - uy) ** 2) / (2 * sigma**2)))
+        ix, iy = min(int(ux), cells - 1), min(int(uy), cells - 1)
+        heat[iy, ix] = 1.0
+        ref = dm.REFERENCE_DIE_PX * dm.DETECTOR_SCALE
+        reg[:, iy, ix] = (ux - ix - 0.5, uy - iy - 0.5, math.log(bw / ref), math.log(bh / ref))
+        mask[iy, ix] = 1.0
+    return img, heat, reg, mask
+
+
+def focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = target.eq(1).float()
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = -torch.log(1 - p) * p**2 * (1 - target) ** 4 * (1 - pos)
+    return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
+
+
+def train_detector(samples: list[Sample], steps: int, batch: int, seed: int) -> nn.Module:
+    rng = random.Random(seed)
+    net = make_detector()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    size = 256
+    start = time.time()
+    for step in range(steps):
+        exs = [detector_example(rng.choice(samples), rng, size) for _ in range(batch)]
+        x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
+        heat = torch.from_numpy(np.stack([e[1] for e in exs]))
+        reg = torch.from_numpy(np.stack([e[2] for e in exs]))
+        mask = torch.from_numpy(np.stack([e[3] for e in exs]))
+        out = net(x)
+        loss_heat = focal_loss(out[:, 0], heat)
+        n = mask.sum().clamp(min=1)
+        loss_reg = ((out[:, 1:] - reg).abs() * mask[:, None]).sum() / n
+        loss = loss_heat + loss_reg
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0 or step == steps - 1:
+            log.info("detector step %d/%d heat %.3f reg %.3f (%.0fs)", step, steps,
+                     loss_heat.item(), loss_reg.item(), time.time() - start)
+    return net.eval()
+
+
+def classifier_example(s: Sample, rng: random.Random, kind: str) -> tuple[np.ndarray, int]:
+    """A crop as the reader would take it: a jittered die (its value) or a negative (0)."""
+    h, w = s.image.shape[:2]
+    sizes = np.maximum(s.boxes[:, 2] - s.boxes[:, 0], s.boxes[:, 3] - s.boxes[:, 1])
+    centres = np.stack([s.boxes[:, [0, 2]].mean(1), s.boxes[:, [1, 3]].mean(1)], 1)
+    label = dm.NOT_A_DIE
+    if kind == "die" or (kind == "near" and len(sizes) == 0):
+        kind = "die" if len(sizes) else "background"
+    if kind == "die":
+        i = rng.randrange(len(sizes))
+        size = float(sizes[i]) * rng.uniform(0.85, 1.15)
+        cx = centres[i, 0] + rng.uniform(-0.12, 0.12) * sizes[i]
+        cy = centres[i, 1] + rng.uniform(-0.12, 0.12) * sizes[i]
+        label = int(s.values[i])
+    elif kind == "near":
+        i = rng.randrange(len(sizes))
+        a = rng.uniform(0, 2 * math.pi)
+        r = rng.uniform(0.6, 1.1) * sizes[i]
+        cx, cy = centres[i, 0] + r * math.cos(a), centres[i, 1] + r * math.sin(a)
+        size = float(sizes[i]) * rng.uniform(0.8, 1.2)
+    elif kind == "hard" and s.hard_negatives:
+        cx, cy, size = rng.choice(s.hard_negatives)
+        cx += rng.uniform(-3, 3)
+        cy += rng.uniform(-3, 3)
+        size *= rng.uniform(0.85, 1.15)
+    else:
+        size = rng.uniform(25, 60)
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    if label == dm.NOT_A_DIE and len(sizes):
+        d = np.hypot(centres[:, 0] - cx, centres[:, 1] - cy)
+        if (d < 0.45 * sizes).any():
+            return classifier_example(s, rng, "background")
+    side = dm.crop_side(size, size)
+    m = dm.crop_matrix(cx, cy, side, rng.uniform(0, 360))
+    if rng.random() < 0.5:
+        m[0] = -m[0]
+        m[0, 2] += dm.CROP_SIZE
+    crop = cv2.warpAffine(s.image, m, (dm.CROP_SIZE, dm.CROP_SIZE), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+    return colour_jitter(crop, rng, allow_invert=True), label
+
+
+def train_classifier(samples: list[Sample], steps: int, batch: int, seed: int) -> nn.Module:
+    rng = random.Random(seed)
+    net = make_classifier()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    kinds = ["die"] * 6 + ["near", "background", "hard", "hard"]
+    start = time.time()
+    for step in range(steps):
+        picks = [(rng.choice(samples), rng.choice(kinds)) for _ in range(batch)]
+        exs = [classifier_example(s, rng, kind) for s, kind in picks]
+        x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
+        y = torch.tensor([e[1] for e in exs])
+        out = net(x)
+        loss = nn.functional.cross_entropy(out, y, label_smoothing=0.02)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 200 == 0 or step == steps - 1:
+            acc = (out.argmax(1) == y).float().mean().item()
+            log.info("classifier step %d/%d loss %.3f acc %.3f (%.0fs)", step, steps,
+                     loss.item(), acc, time.time() - start)
+    return net.eval()
+
+
+def mine_hard_negatives(net: nn.Module, samples: list[Sample]) -> int:
+    """Detector peaks away from every labelled die (tray holes, pip-like specks) to reject."""
+    count = 0
+    with torch.no_grad():
+        for s in samples:
+            img = dm.detector_input(s.image, dm.DETECTOR_SCALE)
+            out = net(torch.from_numpy(dm.to_blob([img])))[0].numpy()
+            for c in dm.decode_detections(out, dm.DETECTOR_SCALE, 0.05):
+                inside = (
+                    (s.boxes[:, 0] <= c.cx) & (c.cx <= s.boxes[:, 2])
+                    & (s.boxes[:, 1] <= c.cy) & (c.cy <= s.boxes[:, 3])
+                )
+                if not inside.any():
+                    s.hard_negatives.append((c.cx, c.cy, max(c.width, c.height)))
+                    count += 1
+    return count
+
+
+def export(net: nn.Module, example: torch.Tensor, path: Path, dynamic: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, example, str(path), dynamo=False, opset_version=13,
+                      input_names=["input"], output_names=["output"],
+                      dynamic_axes={"input": dynamic, "output": dynamic})
+    log.info("wrote %s (%d bytes)", path, path.stat().st_size)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=default_data_dir())
+    parser.add_argument("--out", type=Path, default=dm.MODEL_DIR)
+    parser.add_argument("--val-every", type=int, default=0)
+    parser.add_argument("--detector-steps", type=int, default=3000)
+    parser.add_argument("--classifier-steps", type=int, default=6000)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    samples, val = load_samples(args.data, args.val_every)
+    log.info("%d train photos, %d held out", len(samples), len(val))
+    detector = train_detector(samples, args.detector_steps, 16, args.seed)
+    export(detector, torch.zeros(1, 3, 320, 320), args.out / dm.DETECTOR_FILE.name,
+           {2: "height", 3: "width"})
+    log.info("%d hard negatives mined", mine_hard_negatives(detector, samples))
+    classifier = train_classifier(samples, args.classifier_steps, 128, args.seed)
+    export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
+           args.out / dm.CLASSIFIER_FILE.name, {0: "batch"})
+    if val:
+        from vision.dice import DiceReader
+        from vision.dice_eval import evaluate
+
+        reader = DiceReader(model_dir=args.out)
+        report = evaluate(lambda im: [(d.value, d.box) for d in reader.read(im)], val)
+        log.info("held-out train photos: %s", report.as_dict())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""The two small networks behind the dice reader, and the tensor layout they share with training.
+
+Stage 1, the *detector*, is a fully convolutional CenterNet-style net run on the photo at half
+size: per cell of stride 8 it gives a centre heat-map, a sub-cell offset and the box size.
+Stage 2, the *classifier*, looks at a square crop around each candidate at full resolution
+(pips can be 5 px wide) and says not-a-die or 1..6. Both run through OpenCV's DNN module from
+ONNX files in `vision/models/`; `tools/train_dice_model.py` trains them with PyTorch and imports
+the constants and helpers below, so training and reading cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+DETECTOR_FILE = MODEL_DIR / "dice_detector.onnx"
+CLASSIFIER_FILE = MODEL_DIR / "dice_classifier.onnx"
+
+#: The detector sees the photo at this scale when dice are `REFERENCE_DIE_PX` wide.
+DETECTOR_SCALE = 0.5
+#: Output cells per input pixel of the detector (three stride-2 convolutions).
+DETECTOR_STRIDE = 8
+#: Channels of the detector output: heat (logit), offset x, offset y, log width, log height.
+DETECTOR_CHANNELS = 5
+#: Typical die width in the photos the models were trained on; sizes are regressed relative to it.
+REFERENCE_DIE_PX = 40.0
+#: Side of the classifier's input crop in pixels.
+CROP_SIZE = 40
+#: The crop covers this many die sizes, so the whole top face fits even when the box is off.
+CROP_CONTEXT = 1.3
+#: Classifier classes: index 0 is "not a die", index v is the value v.
+NOT_A_DIE = 0
+NUM_CLASSES = 7
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One detector peak, in the coordinates of the original image."""
+
+    cx: float
+    cy: float
+    width: float
+    height: float
+    score: float
+
+
+def to_blob(images: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 images of one size -> float32 NCHW in [-0.5, 0.5], as both nets expect."""
+    batch = np.stack(images).astype(np.float32)
+    batch *= 1.0 / 255.0
+    batch -= 0.5
+    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def detector_input(image_bgr: np.ndarray, scale: float) -> np.ndarray:
+    """Resize by `scale` and pad bottom/right to a multiple of the stride (edge colour)."""
+    h, w = image_bgr.shape[:2]
+    sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+    small = cv2.resize(image_bgr, (sw, sh), interpolation=cv2.INTER_AREA)
+    pw = -sw % DETECTOR_STRIDE
+    ph = -sh % DETECTOR_STRIDE
+    if pw or ph:
+        small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    return small
+
+
+def decode_detections(
+    output: np.ndarray, scale: float, threshold: float, max_candidates: int = 64
+) -> list[Candidate]:
+    """Peaks of one detector output (C x H x W) above `threshold`, mapped to image pixels.
+
+    `scale` is the factor the image was resized by before the detector; the size channels are
+    log sizes in units of `REFERENCE_DIE_PX` at the detector's own scale over `DETECTOR_SCALE`.
+    """
+    heat = sigmoid(output[0])
+    peaks = heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero(peaks & (heat >= threshold))
+    if len(xs) > max_candidates:
+        keep = np.argsort(-heat[ys, xs])[:max_candidates]
+        ys, xs = ys[keep], xs[keep]
+    size_factor = REFERENCE_DIE_PX * DETECTOR_SCALE / scale
+    out = []
+    for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
+        cx = (x + 0.5 + output[1, y, x]) * DETECTOR_STRIDE / scale
+        cy = (y + 0.5 + output[2, y, x]) * DETECTOR_STRIDE / scale
+        width = float(np.exp(output[3, y, x])) * size_factor
+        height = float(np.exp(output[4, y, x])) * size_factor
+        out.append(Candidate(float(cx), float(cy), width, height, float(heat[y, x])))
+    return out
+
+
+def crop_matrix(cx: float, cy: float, side: float, angle_deg: float = 0.0) -> np.ndarray:
+    """Affine map from the image to a CROP_SIZE square showing `side` pixels around (cx, cy)."""
+    s = CROP_SIZE / side
+    a = np.deg2rad(angle_deg)
+    c, n = np.cos(a) * s, np.sin(a) * s
+    half = CROP_SIZE / 2.0
+    return np.array(
+        [[c, n, half - c * cx - n * cy], [-n, c, half + n * cx - c * cy]], dtype=np.float64
+    )
+
+
+def crop_die(image_bgr: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
+    """The classifier's view of a candidate: a CROP_SIZE square, borders replicated."""
+    return cv2.warpAffine(
+        image_bgr,
+        crop_matrix(cx, cy, side),
+        (CROP_SIZE, CROP_SIZE),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+
+
+def crop_side(width: float, height: float) -> float:
+    return CROP_CONTEXT * max(width, height)

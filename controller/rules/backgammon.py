@@ -1,0 +1,754 @@
+"""Backgammon positions, legal plays, the transition check (judge) and game results.
+
+Seats: 0 = White, 1 = Black. A `Position` stores, per seat, 25 counts seen from that seat's
+own side (index 0..23 = its 1..24-point, index 24 = its bar), exactly the layout of a GNU
+Backgammon position key; checkers borne off are 15 minus the rest. So the side on roll's view
+is one tuple lookup, and Position IDs need no conversion.
+
+The hot path (`_legal`) works on plain lists and ints and is memoised per (position, dice,
+options). Its result maps each distinct resulting position, as (mover's 25 counts, bitmask of
+the mover's points where an opposing blot was hit), to the first play found that reaches it.
+The opponent's made points cannot change during a turn, so "blocked" is computed once.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from controller.events import BackgammonBoard
+from controller.rules import gnubg_id
+from controller.rules.backgammon_options import (
+    DOUBLES_TOP_BOTTOM,
+    HOFER,
+    NON_DOUBLE_LOWER_FIRST,
+    PRESETS,
+    STANDARD,
+    Options,
+)
+from controller.rules.dice import check_dice, die_phases, opening_roll
+from controller.rules.errors import InvalidNotation, InvalidPosition, RulesError
+from controller.rules.reasons import Reason, reason
+from controller.rules.verdict import Verdict
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "HOFER",
+    "PRESETS",
+    "STANDARD",
+    "IllegalMove",
+    "Move",
+    "Options",
+    "Play",
+    "Position",
+    "Result",
+    "opening_roll",
+]
+
+CHECKERS = 15
+BAR = 25  # in a mover's numbering: 25 = bar, 1..24 = points, 0 = off
+OFF = 0
+
+Side = tuple[int, ...]
+Key = tuple[Side, int]  # (mover's 25 counts after the play, bitmask of points where it hit)
+
+R_BAR_FIRST = reason(
+    "bar_first",
+    "Ein Stein auf der Bar muss zuerst eingesetzt werden",
+    "A checker on the bar must enter first",
+)
+R_BLOCKED = reason(
+    "blocked_point",
+    "Dieser Punkt ist vom Gegner besetzt (zwei oder mehr Steine)",
+    "That point is blocked by the opponent (two or more checkers)",
+)
+R_INTERMEDIATE = reason(
+    "intermediate_blocked",
+    "Der Zwischenlandepunkt ist vom Gegner besetzt",
+    "The intermediate landing point is blocked by the opponent",
+)
+R_BOTH = reason(
+    "must_use_both",
+    "Beide Würfelzahlen müssen gezogen werden",
+    "Both numbers must be played",
+)
+R_HIGHER = reason(
+    "must_use_higher",
+    "Die höhere Zahl muss gezogen werden",
+    "The higher number must be played",
+)
+R_DOUBLE_ALL = reason(
+    "must_use_double",
+    "Der Pasch muss so weit wie möglich gezogen werden",
+    "The double must be played as far as possible",
+)
+R_DISTANCE = reason(
+    "wrong_distance",
+    "Die gezogenen Steine passen nicht zu den Würfeln",
+    "The checkers moved do not match the dice",
+)
+R_NOT_HOME = reason(
+    "bear_off_not_home",
+    "Auswürfeln erst, wenn alle 15 Steine im Heimfeld sind",
+    "Bearing off only once all 15 checkers are in the home board",
+)
+R_HIGHER_POINT = reason(
+    "bear_off_higher_point",
+    "Mit einer höheren Zahl nur vom höchsten besetzten Punkt auswürfeln",
+    "A higher number bears off only from the highest occupied point",
+)
+R_LOWER_FIRST = reason(
+    "lower_die_first",
+    "Die niedrigere Zahl muss zuerst gezogen werden",
+    "The lower number must be played first",
+)
+R_LOWER_BLOCKED = reason(
+    "lower_die_blocked",
+    "Die niedrigere Zahl kann nicht gezogen werden: der ganze Wurf verfällt",
+    "The lower number cannot be played: the whole roll is lost",
+)
+R_TOP_FIRST = reason(
+    "top_face_first",
+    "Erst die Oberseite des Pasches voll ziehen, dann die Unterseite",
+    "Play the top face of the double in full before the bottom face",
+)
+R_NO_MOVE = reason(
+    "no_move_possible",
+    "Kein Zug möglich: der Wurf verfällt",
+    "No move is possible: the roll is lost",
+)
+R_MUST_MOVE = reason(
+    "must_move",
+    "Ein Zug ist möglich und muss gezogen werden",
+    "A move is possible and must be played",
+)
+R_NO_CHECKER = reason(
+    "no_checker",
+    "Auf diesem Punkt steht kein eigener Stein",
+    "There is no own checker on that point",
+)
+R_OPPONENT = reason(
+    "opponent_moved",
+    "Steine des Gegners wurden bewegt",
+    "The opponent's checkers were moved",
+)
+R_BACKWARDS = reason(
+    "backwards",
+    "Steine ziehen nur vorwärts",
+    "Checkers move forward only",
+)
+
+
+class IllegalMove(RulesError):
+    """A move that cannot be made on the board at all (no checker there, a blocked point)."""
+
+
+class Move(NamedTuple):
+    """One checker step in the mover's numbering: `src` 25 = bar, `dst` 0 = off."""
+
+    src: int
+    dst: int
+    hit: bool = False
+
+    def __str__(self) -> str:
+        src = "bar" if self.src == BAR else str(self.src)
+        dst = "off" if self.dst == OFF else str(self.dst)
+        return f"{src}/{dst}{'*' if self.hit else ''}"
+
+
+_TOKEN = re.compile(r"^(bar|\d{1,2})((?:/(?:off|\d{1,2})\*?)+)(?:\((\d)\))?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A whole turn: the checker moves in order (empty when nothing can move)."""
+
+    moves: tuple[Move, ...] = ()
+
+    def notation(self) -> str:
+        """Standard notation from the mover's side, e.g. "bar/22* 13/11", "8/5(2)", "6/off"."""
+        if not self.moves:
+            return "-"
+        parts: list[str] = []
+        i = 0
+        while i < len(self.moves):
+            j = i
+            while j + 1 < len(self.moves) and self.moves[j + 1] == self.moves[i]:
+                j += 1
+            count = j - i + 1
+            parts.append(str(self.moves[i]) + (f"({count})" if count > 1 else ""))
+            i = j + 1
+        return " ".join(parts)
+
+    def __str__(self) -> str:
+        return self.notation()
+
+    @staticmethod
+    def parse(text: str, turn: int = 0) -> Play:
+        """Read standard notation (mover's numbering, so `turn` only documents the side).
+
+        Chains like "24/18*/13" become two moves; "(2)" repeats a move. InvalidNotation names
+        the token that cannot be read.
+        """
+        if turn not in (0, 1):
+            raise InvalidNotation(f"turn must be 0 or 1, not {turn!r}")
+        text = text.strip()
+        if text in ("-", "", "pass"):
+            return Play(())
+        moves: list[Move] = []
+        for token in text.replace(",", " ").split():
+            match = _TOKEN.match(token.lower())
+            if not match:
+                raise InvalidNotation(
+                    f"cannot read {token!r} (expected e.g. 24/18, bar/22*, 6/off)"
+                )
+            first, rest, repeat = match.groups()
+            points = [first, *re.findall(r"/(off|\d{1,2})(\*?)", rest)]
+            chain: list[Move] = []
+            src = BAR if first == "bar" else int(first)
+            for dst_text, star in points[1:]:
+                dst = OFF if dst_text == "off" else int(dst_text)
+                if not 1 <= src <= BAR or not 0 <= dst <= 24:
+                    raise InvalidNotation(f"point out of range in {token!r}")
+                chain.append(Move(src, dst, star == "*"))
+                src = dst
+            moves.extend(chain * int(repeat or 1))
+        if len(moves) > 8:
+            raise InvalidNotation(f"{len(moves)} moves are more than any roll allows: {text!r}")
+        return Play(tuple(moves))
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a finished game ended; `multiplier` is 1, 2 or 3 (before the cube)."""
+
+    winner: int
+    kind: str  # "single" | "gammon" | "backgammon"
+    multiplier: int
+
+
+def _check_sides(sides: tuple[Side, Side]) -> None:
+    names = ("White", "Black")
+    for seat, side in enumerate(sides):
+        if len(side) != 25:
+            raise InvalidPosition(f"{names[seat]} needs 25 counts (24 points and the bar)")
+        for i, count in enumerate(side):
+            if not isinstance(count, int) or count < 0:
+                where = "bar" if i == 24 else f"{i + 1}-point"
+                raise InvalidPosition(f"{names[seat]} has {count!r} checkers on its {where}")
+        total = sum(side)
+        if total > CHECKERS:
+            raise InvalidPosition(f"{names[seat]} has {total} checkers (a side has {CHECKERS})")
+    white, black = sides
+    for i in range(24):
+        if white[i] and black[23 - i]:
+            raise InvalidPosition(f"White and Black both have checkers on White's {i + 1}-point")
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """An immutable backgammon position: both sides' counts, who is on roll, the rules.
+
+    Build it with `initial`, `from_board` or `from_position_id`; those check the position.
+    """
+
+    sides: tuple[Side, Side]
+    turn: int = 0
+    options: Options = STANDARD
+
+    def __post_init__(self) -> None:
+        if self.turn not in (0, 1):
+            raise InvalidPosition(f"turn must be 0 (White) or 1 (Black), not {self.turn!r}")
+        _check_sides(self.sides)
+
+    # construction ---------------------------------------------------------------------------
+
+    @staticmethod
+    def initial(options: Options = STANDARD) -> Position:
+        """The 2-5-3-5 starting set-up, White (seat 0) on roll."""
+        side = [0] * 25
+        side[23], side[12], side[7], side[5] = 2, 5, 3, 5
+        return Position((tuple(side), tuple(side)), 0, options)
+
+    @staticmethod
+    def from_board(
+        points: Sequence[int],
+        bar: tuple[int, int] = (0, 0),
+        off: tuple[int, int] | None = None,
+        turn: int = 0,
+        options: Options = STANDARD,
+    ) -> Position:
+        """From White's view: `points[i]` checkers on White's (i+1)-point, + White / - Black.
+
+        `off` is checked against 15 minus the checkers on board and bar when given.
+        """
+        if len(points) != 24:
+            raise InvalidPosition(f"a board has 24 points, got {len(points)}")
+        for i, p in enumerate(points):
+            if isinstance(p, bool) or not isinstance(p, int):
+                raise InvalidPosition(f"point {i + 1} holds {p!r}, not a whole number")
+        white = [max(p, 0) for p in points] + [bar[0]]
+        black = [max(-points[23 - j], 0) for j in range(24)] + [bar[1]]
+        position = Position((tuple(white), tuple(black)), turn, options)
+        if off is not None:
+            for seat, name in enumerate(("White", "Black")):
+                if off[seat] < 0 or off[seat] != position.off[seat]:
+                    raise InvalidPosition(
+                        f"{name}: {sum(position.sides[seat])} checkers on board and bar plus "
+                        f"{off[seat]} off is not {CHECKERS}"
+                    )
+        return position
+
+    @staticmethod
+    def from_events_board(
+        board: BackgammonBoard, turn: int = 0, options: Options = STANDARD
+    ) -> Position:
+        """From a stable camera reading (`controller.events.BackgammonBoard`)."""
+        return Position.from_board(
+            board.points,
+            (board.bar_white, board.bar_black),
+            (board.off_white, board.off_black),
+            turn,
+            options,
+        )
+
+    @staticmethod
+    def from_position_id(pid: str, turn: int = 0, options: Options = STANDARD) -> Position:
+        """From a gnubg Position ID; `turn` is the seat on roll (the ID does not say)."""
+        not_on_roll, on_roll = gnubg_id.decode_position(pid)
+        sides = (on_roll, not_on_roll) if turn == 0 else (not_on_roll, on_roll)
+        return Position(sides, turn, options)
+
+    def with_turn(self, seat: int) -> Position:
+        return Position(self.sides, seat, self.options)
+
+    def with_options(self, options: Options) -> Position:
+        return Position(self.sides, self.turn, options)
+
+    # views ----------------------------------------------------------------------------------
+
+    @property
+    def bar(self) -> tuple[int, int]:
+        return self.sides[0][24], self.sides[1][24]
+
+    @property
+    def off(self) -> tuple[int, int]:
+        return CHECKERS - sum(self.sides[0]), CHECKERS - sum(self.sides[1])
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """24 signed counts from White's view (+ White, - Black)."""
+        white, black = self.sides
+        return tuple(white[i] - black[23 - i] for i in range(24))
+
+    def to_board(self) -> BackgammonBoard:
+        bar, off = self.bar, self.off
+        return BackgammonBoard(self.points, bar[0], bar[1], off[0], off[1])
+
+    def position_id(self) -> str:
+        """gnubg Position ID, seen from the side on roll."""
+        return gnubg_id.encode_position(self.sides[1 - self.turn], self.sides[self.turn])
+
+    def pip_counts(self) -> tuple[int, int]:
+        return tuple(sum((i + 1) * c for i, c in enumerate(side)) for side in self.sides)
+
+    def __str__(self) -> str:
+        pips = self.pip_counts()
+        return (
+            f"{self.position_id()} ({'White' if self.turn == 0 else 'Black'} on roll, "
+            f"pips {pips[0]}:{pips[1]}, bar {self.bar}, off {self.off})"
+        )
+
+    # rules ----------------------------------------------------------------------------------
+
+    def _table(self, dice: Sequence[int]) -> dict[Key, tuple[Move, ...]]:
+        d1, d2 = check_dice(dice)
+        return _legal(self.sides[self.turn], self.sides[1 - self.turn], d1, d2, self.options)
+
+    def legal_plays(self, dice: Sequence[int]) -> list[Play]:
+        """One Play per distinct resulting position; `[Play(())]` when nothing can move."""
+        return [Play(moves) for moves in self._table(dice).values()]
+
+    def legal_results(self, dice: Sequence[int]) -> list[Position]:
+        """The distinct positions a legal play can lead to (opponent on roll)."""
+        return [self._after(key) for key in self._table(dice)]
+
+    def _after(self, key: Key) -> Position:
+        mine, hits = key
+        theirs = _hit(self.sides[1 - self.turn], hits)
+        sides = (mine, theirs) if self.turn == 0 else (theirs, mine)
+        return Position(sides, 1 - self.turn, self.options)
+
+    def apply(self, play: Play) -> Position:
+        """The position after `play`, opponent on roll. Checks the board allows each move.
+
+        It does not check the dice: use `legal_plays`, `judge` or `why_not` for that.
+        IllegalMove names the first move the board does not allow.
+        """
+        mine, hits, problem = _walk(self.sides[self.turn], self.sides[1 - self.turn], play.moves)
+        if problem is not None:
+            raise IllegalMove(f"{problem[1]}: {problem[0].en}")
+        return self._after((mine, hits))
+
+    def judge(self, after: Position | BackgammonBoard, dice: Sequence[int]) -> Verdict[Play]:
+        """Was the change from this position to `after` a legal play of `dice`?
+
+        Any order of checker moves that reaches a legal result is legal. When illegal: the
+        reason and the legal plays whose results differ in the fewest places. An `after` that
+        cannot be a position at all raises InvalidPosition.
+        """
+        table = self._table(dice)
+        if isinstance(after, BackgammonBoard):
+            after = Position.from_events_board(after, 1 - self.turn, self.options)
+        mine_after = after.sides[self.turn]
+        hits = _hits_between(self.sides[1 - self.turn], after.sides[1 - self.turn])
+        if hits is not None:
+            moves = table.get((mine_after, hits))
+            if moves is not None:
+                return Verdict(True, Play(moves))
+            why = self._diagnose(mine_after, hits, dice, table)
+        else:
+            why = R_OPPONENT
+        return Verdict(False, None, why, self._nearest(after, table))
+
+    def why_not(self, play: Play, dice: Sequence[int]) -> Reason | None:
+        """None when `play` is legal with `dice`, else the reason it is not."""
+        table = self._table(dice)
+        mine, hits, problem = _walk(self.sides[self.turn], self.sides[1 - self.turn], play.moves)
+        if problem is not None:
+            return problem[0]
+        if (mine, hits) in table:
+            return None
+        return self._diagnose(mine, hits, dice, table)
+
+    def result(self) -> Result | None:
+        """None while both sides have checkers left; else winner, kind and multiplier."""
+        for seat in (0, 1):
+            if sum(self.sides[seat]) == 0:
+                loser = self.sides[1 - seat]
+                if not self.options.gammons or sum(loser) < CHECKERS:
+                    return Result(seat, "single", 1)
+                # the loser's bar or the winner's home board (loser's 19..24-points)
+                if loser[24] or any(loser[18:24]):
+                    return Result(seat, "backgammon", 3)
+                return Result(seat, "gammon", 2)
+        return None
+
+    # explanations ---------------------------------------------------------------------------
+
+    def _nearest(self, after: Position, table: dict[Key, tuple[Move, ...]]) -> tuple[Play, ...]:
+        def distance(key: Key) -> int:
+            result = self._after(key)
+            return sum(
+                a != b
+                for seat in (0, 1)
+                for a, b in zip(result.sides[seat], after.sides[seat], strict=True)
+            ) + sum(a != b for a, b in zip(result.off, after.off, strict=True))
+
+        ranked = sorted(table, key=distance)
+        return tuple(Play(table[key]) for key in ranked[:3])
+
+    def _diagnose(
+        self, mine_after: Side, hits: int, dice: Sequence[int], table: dict[Key, tuple[Move, ...]]
+    ) -> Reason:
+        mine = self.sides[self.turn]
+        theirs = self.sides[1 - self.turn]
+        legal_empty = list(table.values()) == [()]
+        if mine_after == mine and hits == 0:
+            return R_MUST_MOVE
+        d1, d2 = check_dice(dice)
+        found = _relaxed_search(mine, theirs, d1, d2, self.options, mine_after, hits)
+        if found is None:
+            return R_DISTANCE
+        violations, used = found
+        for key in ("bar_first", "intermediate", "not_home", "higher_point"):
+            if key in violations:
+                return _VIOLATION_REASONS[key]
+        if "order" in violations:
+            if d1 == d2:
+                return R_TOP_FIRST
+            return R_LOWER_BLOCKED if legal_empty else R_LOWER_FIRST
+        if legal_empty:
+            lower_first = self.options.non_double == NON_DOUBLE_LOWER_FIRST and d1 != d2
+            return R_LOWER_BLOCKED if lower_first else R_NO_MOVE
+        if d1 == d2:
+            return R_TOP_FIRST if self.options.doubles == DOUBLES_TOP_BOTTOM else R_DOUBLE_ALL
+        return R_HIGHER if used == 1 and _max_dice(table) == 1 else R_BOTH
+
+
+_VIOLATION_REASONS = {
+    "bar_first": R_BAR_FIRST,
+    "intermediate": R_INTERMEDIATE,
+    "not_home": R_NOT_HOME,
+    "higher_point": R_HIGHER_POINT,
+}
+
+
+def _max_dice(table: dict[Key, tuple[Move, ...]]) -> int:
+    """Dice used by the legal plays (a bear-off or a jump move may stand for one or two)."""
+    return max(len(moves) for moves in table.values())
+
+
+def _hit(theirs: Side, hits: int) -> Side:
+    if not hits:
+        return theirs
+    out = list(theirs)
+    count = 0
+    for p in range(1, 25):
+        if hits >> p & 1:
+            out[24 - p] -= 1
+            count += 1
+    out[24] += count
+    return tuple(out)
+
+
+def _hits_between(before: Side, after: Side) -> int | None:
+    """Bitmask (mover's points) of blots hit, or None if the opponent changed otherwise."""
+    hits = 0
+    count = 0
+    for j in range(24):
+        if before[j] != after[j]:
+            if before[j] == 1 and after[j] == 0:
+                hits |= 1 << (24 - j)
+                count += 1
+            else:
+                return None
+    if after[24] != before[24] + count:
+        return None
+    return hits
+
+
+def _blocked(theirs: Side) -> tuple[list[bool], int]:
+    blocked = [False] * 26
+    blots = 0
+    for p in range(1, 25):
+        c = theirs[24 - p]
+        if c >= 2:
+            blocked[p] = True
+        elif c == 1:
+            blots |= 1 << p
+    return blocked, blots
+
+
+def _walk(
+    mine: Side, theirs: Side, moves: Sequence[Move]
+) -> tuple[Side, int, tuple[Reason, str] | None]:
+    """Apply moves mechanically (board physics only): result counts, hits, first problem."""
+    blocked, blots = _blocked(theirs)
+    m = [0, *mine]
+    hits = 0
+    for move in moves:
+        src, dst = move.src, move.dst
+        if not 1 <= src <= BAR or not 0 <= dst <= 24:
+            return mine, 0, (R_DISTANCE, f"move {move} leaves the board")
+        if m[src] == 0:
+            return mine, 0, (R_NO_CHECKER, f"move {move}")
+        if dst >= src:
+            return mine, 0, (R_BACKWARDS, f"move {move}")
+        if blocked[dst]:
+            return mine, 0, (R_BLOCKED, f"move {move}")
+        m[src] -= 1
+        if dst:
+            m[dst] += 1
+            hits |= blots & (1 << dst)
+    return tuple(m[1:]), hits, None
+
+
+def _phases(d1: int, d2: int, options: Options) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """Die phases and how many of them must be maximised (the rest are optional)."""
+    phases = die_phases((d1, d2), options)
+    mandatory = 1 if d1 == d2 and options.doubles == DOUBLES_TOP_BOTTOM else len(phases)
+    return phases, mandatory
+
+
+@lru_cache(maxsize=1 << 15)
+def _legal(
+    mine: Side, theirs: Side, d1: int, d2: int, options: Options
+) -> dict[Key, tuple[Move, ...]]:
+    """Every distinct legal result of rolling (d1, d2): key -> first play found reaching it."""
+    blocked, blots = _blocked(theirs)
+    phases, mandatory = _phases(d1, d2, options)
+    bar_first = options.bar_enters_first
+    higher_die = options.bear_off_higher_die
+    # key -> (score, first die, moves); score counts dice of the mandatory phases
+    found: dict[Key, tuple[int, int, tuple[Move, ...]]] = {}
+
+    def record(m: list[int], hits: int, moves: tuple[Move, ...], score: int, first: int) -> None:
+        key = (tuple(m[1:]), hits)
+        prev = found.get(key)
+        if prev is None or score > prev[0]:
+            found[key] = (score, first, moves)
+
+    def steps(m: list[int], die: int, last: int) -> list[tuple[int, int]]:
+        if m[BAR] and bar_first:
+            if last < BAR:
+                return []
+            return [] if blocked[BAR - die] else [(BAR, BAR - die)]
+        hi = BAR
+        while hi and not m[hi]:
+            hi -= 1
+        out = []
+        for src in range(min(hi, last), 0, -1):
+            if m[src]:
+                dst = src - die
+                if dst > 0:
+                    if not blocked[dst]:
+                        out.append((src, dst))
+                elif hi <= 6 and (dst == 0 or (src == hi and higher_die)):
+                    out.append((src, 0))
+        return out
+
+    def rec(
+        m: list[int],
+        hits: int,
+        moves: tuple[Move, ...],
+        phase: int,
+        rem: tuple[int, ...],
+        last: int,
+        score: int,
+        first: int,
+    ) -> None:
+        if not rem:
+            phase += 1
+            if phase == len(phases):
+                return
+            rem = phases[phase]
+            last = BAR
+        counted = 1 if phase < mandatory else 0
+        same = len(set(rem)) == 1
+        for die in sorted(set(rem), reverse=True):
+            rest = list(rem)
+            rest.remove(die)
+            rest_t = tuple(rest)
+            for src, dst in steps(m, die, last if same else BAR):
+                m2 = m.copy()
+                m2[src] -= 1
+                bit = blots & (1 << dst) & ~hits if dst else 0
+                if dst:
+                    m2[dst] += 1
+                move = Move(src, dst, bool(bit))
+                new_moves = (*moves, move)
+                f = first or die
+                record(m2, hits | bit, new_moves, score + counted, f)
+                rec(m2, hits | bit, new_moves, phase, rest_t, src, score + counted, f)
+
+    start = [0, *mine]
+    record(start, 0, (), 0, 0)
+    rec(start, 0, (), 0, phases[0], BAR, 0, 0)
+    if not options.intermediate_must_be_open and d1 != d2 and not (start[BAR] and bar_first):
+        _jumps(start, blocked, blots, d1, d2, record)
+
+    best = max(score for score, _, _ in found.values())
+    keep = {k: v for k, v in found.items() if v[0] == best}
+    if best == 1 and d1 != d2 and options.non_double != NON_DOUBLE_LOWER_FIRST:
+        high = max(d1, d2)
+        with_high = {k: v for k, v in keep.items() if v[1] == high}
+        keep = with_high or keep
+    return {k: v[2] for k, v in keep.items()}
+
+
+def _jumps(m: list[int], blocked: list[bool], blots: int, d1: int, d2: int, record) -> None:
+    """Option `intermediate_must_be_open=False`: one checker counts both dice together when
+    every intermediate point is blocked (else it must stop there, hitting as usual)."""
+    total = d1 + d2
+    for src in range(24, total, -1):
+        dst = src - total
+        if m[src] and not blocked[dst] and blocked[src - d1] and blocked[src - d2]:
+            m2 = m.copy()
+            m2[src] -= 1
+            m2[dst] += 1
+            bit = blots & (1 << dst)
+            record(m2, bit, (Move(src, dst, bool(bit)),), 2, max(d1, d2))
+
+
+def _relaxed_search(
+    mine: Side, theirs: Side, d1: int, d2: int, options: Options, target: Side, target_hits: int
+) -> tuple[frozenset[str], int] | None:
+    """Find a way to reach (target, target_hits) with the dice, breaking as few rules as
+    possible: (rules broken, dice used), preferring fewer broken rules, then more dice.
+    No rule broken means a legal-looking but incomplete play. None: no sequence of die
+    steps explains the change at all."""
+    blocked, blots = _blocked(theirs)
+    phases, _ = _phases(d1, d2, options)
+    ordered = [die for phase in phases for die in phase]
+    phase_of = [n for n, phase in enumerate(phases) for _ in phase]
+    suffix_target = [0] * 27
+    for p in range(25, 0, -1):
+        suffix_target[p] = suffix_target[p + 1] + (target[p - 1] if p <= 24 else 0)
+    target_m = (0, *target)
+    best: list[tuple[frozenset[str], int] | None] = [None]
+    seen: set = set()
+
+    def feasible(m: list[int]) -> bool:
+        acc = 0
+        for p in range(25, 0, -1):
+            acc += m[p]
+            if acc < suffix_target[p]:
+                return False
+        return True
+
+    def visit(m: list[int], hits: int, used: tuple[int, ...], pending: int, viol: frozenset[str]):
+        state = (tuple(m), hits, used, pending, viol)
+        if state in seen:
+            return
+        seen.add(state)
+        if (
+            pending == 0
+            and hits == target_hits
+            and tuple(m[1:]) == target_m[1:]
+            and (best[0] is None or (len(viol), -len(used)) < (len(best[0][0]), -best[0][1]))
+        ):
+            best[0] = (viol, len(used))
+        if len(used) == len(ordered):
+            return
+        remaining = list(range(len(ordered)))
+        for i in used:
+            remaining.remove(i)
+        tried = set()
+        for i in remaining:
+            die = ordered[i]
+            if die in tried:
+                continue
+            tried.add(die)
+            order_bad = any(phase_of[j] < phase_of[i] for j in remaining)
+            hi = BAR
+            while hi and not m[hi]:
+                hi -= 1
+            sources = [pending] if pending else [p for p in range(BAR, 0, -1) if m[p]]
+            for src in sources:
+                v = set(viol)
+                if order_bad:
+                    v.add("order")
+                if m[BAR] and src != BAR and options.bar_enters_first:
+                    v.add("bar_first")
+                dst = src - die
+                new_pending = 0
+                if dst > 0:
+                    if blocked[dst]:
+                        v.add("intermediate")
+                        new_pending = dst
+                elif dst == 0 or (src == hi and options.bear_off_higher_die):
+                    if hi > 6:
+                        v.add("not_home")
+                    dst = 0
+                else:
+                    v.add("higher_point")
+                    if hi > 6:
+                        v.add("not_home")
+                    dst = 0
+                m2 = m.copy()
+                m2[src] -= 1
+                if dst:
+                    m2[dst] += 1
+                if not feasible(m2):
+                    continue
+                bit = blots & (1 << dst) if dst and not new_pending else 0
+                visit(m2, hits | bit, (*used, i), new_pending, frozenset(v))
+
+    visit([0, *mine], 0, (), 0, frozenset())
+    return best[0]

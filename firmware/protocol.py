@@ -98,7 +98,7 @@ class FrameError(Exception):
     """A frame that cannot be accepted; `code` is one of the E_* codes, `seq` is None if unknown."""
 
     def __init__(self, code, seq=None):
-        Exception.__init__(self, code, seq)
+        super().__init__(code, seq)
         self.code = code
         self.seq = seq
 

@@ -1,0 +1,345 @@
+"""Board geometry in millimetres: where every point, tray, field and marker lies on the board.
+
+Vision reads fields by sampling a top-down warp of the board at these known positions, and the
+renderer draws from the same numbers, so both always agree. Sizes come from a TOML file (the Hofer
+12-in-1 table by default, `geometry_default.toml`); the origin is the board's outer top-left
+corner as the camera sees it, x to the right, y down. See docs/geometry.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import tomllib
+from dataclasses import dataclass, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+GAMES = ("backgammon", "maedn")
+Rect = tuple[float, float, float, float]
+Point = tuple[float, float]
+
+
+class GeometryError(ValueError):
+    """A geometry file is wrong: names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """A strip where checkers lie in a row: a point, one half of the bar, or a bear-off tray.
+
+    Checkers start at `origin` and stack along `direction`; `pitch` is the room one checker takes
+    (its diameter, or its thickness when it stands on its edge in a tray). With `compress`, more
+    checkers than fit into `stack_length` overlap like shingles, evenly spaced.
+    """
+
+    name: str
+    origin: Point
+    direction: Point
+    width: float
+    pitch: float
+    stack_length: float
+    compress: bool
+    background: str  # "point0", "point1", "bar" or "tray": what shows when the lane is empty
+
+    def offsets(self, count: int) -> list[float]:
+        """Where each of `count` checkers begins, measured from the origin along the lane."""
+        if count <= 0:
+            return []
+        step = self.pitch
+        if self.compress and count > 1 and self.pitch * count > self.stack_length:
+            step = (self.stack_length - self.pitch) / (count - 1)
+        return [k * step for k in range(count)]
+
+    def extent(self, count: int) -> float:
+        """How far along the lane `count` checkers reach."""
+        offs = self.offsets(count)
+        return offs[-1] + self.pitch if offs else 0.0
+
+    def at(self, along: float, across: float = 0.0) -> Point:
+        """The board position `along` the lane and `across` it (to the right of the direction)."""
+        dx, dy = self.direction
+        return (
+            self.origin[0] + along * dx - across * dy,
+            self.origin[1] + along * dy + across * dx,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BackgammonGeometry:
+    """Backgammon board: 24 points, the bar, two bear-off trays and the dice area."""
+
+    frame: float = 15.0
+    point_width: float = 36.0
+    point_length: float = 160.0
+    bar_width: float = 40.0
+    tray_width: float = 45.0
+    height: float = 420.0
+    checker_diameter: float = 30.0
+    checker_thickness: float = 8.0
+    stack_length: float = 150.0
+
+    @property
+    def width(self) -> float:
+        return 3 * self.frame + 12 * self.point_width + self.bar_width + self.tray_width
+
+    @property
+    def left_x(self) -> float:
+        """Left edge of the left half (points 7–18)."""
+        return self.frame
+
+    @property
+    def bar_x(self) -> float:
+        return self.frame + 6 * self.point_width
+
+    @property
+    def right_x(self) -> float:
+        """Left edge of the right half (points 1–6 and 19–24)."""
+        return self.bar_x + self.bar_width
+
+    @property
+    def tray_x(self) -> float:
+        return self.right_x + 6 * self.point_width + self.frame
+
+    @property
+    def inner_rect(self) -> Rect:
+        """The playing surface inside the frame, without the tray column."""
+        return (self.frame, self.frame, self.tray_x - self.frame, self.height - self.frame)
+
+    def tray_rect(self, colour: str) -> Rect:
+        """Black bears off into the top tray, White into the bottom tray."""
+        inner = self.height - 2 * self.frame
+        half = (inner - self.frame) / 2
+        if colour == "black":
+            return (self.tray_x, self.frame, self.tray_x + self.tray_width, self.frame + half)
+        y1 = self.height - self.frame
+        return (self.tray_x, y1 - half, self.tray_x + self.tray_width, y1)
+
+    @property
+    def dice_area(self) -> Rect:
+        """Where the dice are thrown: the middle strip of the right half, between the stacks."""
+        mid = self.height / 2
+        free = self.height / 2 - self.frame - self.stack_length
+        return (self.right_x + 4, mid - free + 4, self.right_x + 6 * self.point_width - 4,
+                mid + free - 4)
+
+    def point_centre_x(self, point: int) -> float:
+        """x of the centre of White's `point` (1..24)."""
+        pw = self.point_width
+        if 1 <= point <= 6:
+            return self.right_x + (6 - point + 0.5) * pw
+        if 7 <= point <= 12:
+            return self.left_x + (12 - point + 0.5) * pw
+        if 13 <= point <= 18:
+            return self.left_x + (point - 13 + 0.5) * pw
+        if 19 <= point <= 24:
+            return self.right_x + (point - 19 + 0.5) * pw
+        raise ValueError(f"point must be 1..24, got {point}")
+
+    def lanes(self) -> tuple[Lane, ...]:
+        """All 28 lanes: p1..p24, bar_white, bar_black, off_white, off_black (in that order)."""
+        out: list[Lane] = []
+        d = self.checker_diameter
+        for point in range(1, 25):
+            bottom = point <= 12
+            y = self.height - self.frame if bottom else self.frame
+            out.append(Lane(
+                name=f"p{point}", origin=(self.point_centre_x(point), y),
+                direction=(0.0, -1.0) if bottom else (0.0, 1.0), width=self.point_width,
+                pitch=d, stack_length=self.stack_length, compress=True,
+                background=f"point{point % 2}",
+            ))
+        bar_cx = self.bar_x + self.bar_width / 2
+        gap = 4.0
+        # White's hit checkers wait in the half of the bar next to Black's home board (top).
+        out.append(Lane("bar_white", (bar_cx, self.height / 2 - gap), (0.0, -1.0),
+                        self.bar_width, d, self.stack_length, True, "bar"))
+        out.append(Lane("bar_black", (bar_cx, self.height / 2 + gap), (0.0, 1.0),
+                        self.bar_width, d, self.stack_length, True, "bar"))
+        tray_cx = self.tray_x + self.tray_width / 2
+        wx0, wy0, wx1, wy1 = self.tray_rect("white")
+        bx0, by0, bx1, by1 = self.tray_rect("black")
+        out.append(Lane("off_white", (tray_cx, wy1), (0.0, -1.0), self.tray_width,
+                        self.checker_thickness, wy1 - wy0, False, "tray"))
+        out.append(Lane("off_black", (tray_cx, by0), (0.0, 1.0), self.tray_width,
+                        self.checker_thickness, by1 - by0, False, "tray"))
+        return tuple(out)
+
+    def point_triangle(self, point: int) -> tuple[Point, Point, Point]:
+        """The three corners of a point's triangle (base left, base right, tip)."""
+        lane = self.lanes()[point - 1]
+        half = self.point_width / 2
+        return (lane.at(0, -half), lane.at(0, half), lane.at(self.point_length, 0))
+
+
+@dataclass(frozen=True, slots=True)
+class MaednGeometry:
+    """Mensch ärgere Dich nicht board: an 11×11 grid with 40 track, 16 goal and 16 house fields.
+
+    Colours 0..3 sit clockwise; colour c's start field is track field 10·c. Colour 0 starts on
+    the left side, moving right and then up, as the camera sees the board.
+    """
+
+    cell: float = 40.0
+    margin: float = 20.0
+    frame: float = 12.0
+    field_diameter: float = 30.0
+    piece_diameter: float = 26.0
+    seat_colours_2: tuple[int, ...] = (0, 2)
+    seat_colours_3: tuple[int, ...] = (0, 1, 2)
+    seat_colours_4: tuple[int, ...] = (0, 1, 2, 3)
+
+    @property
+    def width(self) -> float:
+        return 2 * self.margin + 11 * self.cell
+
+    @property
+    def height(self) -> float:
+        return self.width
+
+    def cell_centre(self, col: float, row: float) -> Point:
+        return (self.margin + (col + 0.5) * self.cell, self.margin + (row + 0.5) * self.cell)
+
+    def track(self) -> tuple[Point, ...]:
+        """Centres of the 40 track fields, index 0 = colour 0's start field, clockwise."""
+        quarter = [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4), (4, 3), (4, 2), (4, 1), (4, 0), (5, 0)]
+        cells = [_rotate(c, r, k) for k in range(4) for c, r in quarter]
+        return tuple(self.cell_centre(c, r) for c, r in cells)
+
+    def goal(self, colour: int) -> tuple[Point, ...]:
+        """Colour's four goal fields, from the entrance inwards (positions 40..43)."""
+        return tuple(self.cell_centre(*_rotate(c, 5, colour)) for c in (1, 2, 3, 4))
+
+    def house(self, colour: int) -> tuple[Point, ...]:
+        """Colour's four house fields (the order carries no meaning)."""
+        return tuple(self.cell_centre(*_rotate(c, r, colour))
+                     for c, r in ((0, 0), (1, 0), (0, 1), (1, 1)))
+
+    def fields(self) -> tuple[tuple[str, Point, str], ...]:
+        """Every field as (name, centre, empty look): t0..t39, g<colour><i>, h<colour><i>.
+
+        The empty look is "track", or "tint<colour>" for goal and house fields.
+        """
+        out = [(f"t{i}", p, "track") for i, p in enumerate(self.track())]
+        for colour in range(4):
+            out += [(f"g{colour}{i}", p, f"tint{colour}") for i, p in enumerate(self.goal(colour))]
+        for colour in range(4):
+            out += [(f"h{colour}{i}", p, f"tint{colour}")
+                    for i, p in enumerate(self.house(colour))]
+        return tuple(out)
+
+    def seat_colours(self, players: int) -> tuple[int, ...]:
+        """Which colour each seat plays (two players sit opposite: colours 0 and 2)."""
+        table = {2: self.seat_colours_2, 3: self.seat_colours_3, 4: self.seat_colours_4}
+        if players not in table:
+            raise ValueError(f"Mensch ärgere Dich nicht needs 2..4 players, got {players}")
+        return table[players]
+
+    @staticmethod
+    def field_name(colour: int, position: int, house_index: int = 0) -> str:
+        """The field a piece of `colour` at seat-relative `position` stands on."""
+        if position == -1:
+            return f"h{colour}{house_index}"
+        if 0 <= position <= 39:
+            return f"t{(10 * colour + position) % 40}"
+        if 40 <= position <= 43:
+            return f"g{colour}{position - 40}"
+        raise ValueError(f"a Mensch position is -1..43, got {position}")
+
+    @property
+    def dice_area(self) -> Rect:
+        """The free corner between the bottom-right house and the track."""
+        lo = self.margin + 6.6 * self.cell
+        hi = self.margin + 8.9 * self.cell
+        return (lo, lo, hi, hi)
+
+
+def _rotate(col: int, row: int, quarters: int) -> tuple[int, int]:
+    """Rotate a grid cell clockwise about the board's centre by `quarters` × 90°."""
+    for _ in range(quarters % 4):
+        col, row = 10 - row, col
+    return col, row
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerGeometry:
+    """ArUco markers (DICT_4X4_50) just outside the board's corners, ids 0..3 clockwise."""
+
+    size: float = 40.0
+    gap: float = 10.0
+
+    def corners(self, width: float, height: float) -> dict[int, tuple[Point, ...]]:
+        """Each marker's four corners in board mm, in ArUco's order (clockwise from top-left)."""
+        s, g = self.size, self.gap
+        tops = {0: (-g - s, -g - s), 1: (width + g, -g - s), 2: (width + g, height + g),
+                3: (-g - s, height + g)}
+        return {i: ((x, y), (x + s, y), (x + s, y + s), (x, y + s)) for i, (x, y) in tops.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class TableGeometry:
+    backgammon: BackgammonGeometry
+    maedn: MaednGeometry
+    markers: MarkerGeometry
+
+    def board_size(self, game: str) -> tuple[float, float]:
+        """Outer (width, height) of the game's board in mm."""
+        board = self.board(game)
+        return board.width, board.height
+
+    def board(self, game: str) -> BackgammonGeometry | MaednGeometry:
+        if game == "backgammon":
+            return self.backgammon
+        if game == "maedn":
+            return self.maedn
+        raise ValueError(f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
+
+
+def load_geometry(path: Path | str | None = None) -> TableGeometry:
+    """Read a geometry TOML (default: the Hofer table); unknown or wrong keys name key and file."""
+    if path is None:
+        text = resources.files("vision").joinpath("geometry_default.toml").read_text("utf-8")
+        source = "geometry_default.toml"
+    else:
+        source = str(path)
+        try:
+            text = Path(path).read_text("utf-8")
+        except OSError as exc:
+            raise GeometryError(f"{source}: cannot read geometry file: {exc}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise GeometryError(f"{source}: not valid TOML: {exc}") from exc
+    sections: dict[str, type] = {"backgammon": BackgammonGeometry, "maedn": MaednGeometry,
+                                 "markers": MarkerGeometry}
+    unknown = set(data) - set(sections)
+    if unknown:
+        raise GeometryError(f"{source}: unknown section(s) {sorted(unknown)}")
+    built = {name: _build(cls, data.get(name, {}), source, name) for name, cls in sections.items()}
+    geometry = TableGeometry(**built)
+    log.debug("geometry from %s: backgammon %.0f×%.0f mm, maedn %.0f mm", source,
+              geometry.backgammon.width, geometry.backgammon.height, geometry.maedn.width)
+    return geometry
+
+
+def _build(cls: type, values: dict[str, Any], source: str, section: str) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in known:
+            raise GeometryError(f"{source}: unknown key [{section}].{key}")
+        default = known[key].default
+        if isinstance(default, tuple):
+            if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
+                raise GeometryError(f"{source}: [{section}].{key} must be a list of integers")
+            kwargs[key] = tuple(value)
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise GeometryError(f"{source}: [{section}].{key} must be a number, got {value!r}")
+        if not math.isfinite(value) or value <= 0:
+            raise GeometryError(f"{source}: [{section}].{key} must be positive, got {value}")
+        kwargs[key] = float(value)
+    return cls(**kwargs)

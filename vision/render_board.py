@@ -1,0 +1,256 @@
+"""Top-down drawing of a board in millimetre space: the "sheet" the renderer's camera looks at.
+
+The sheet is the board plus a margin of table top (where the ArUco markers lie), drawn at
+`PX_PER_MM` pixels per millimetre. The empty board is drawn once and cached; pieces, checkers
+and dice are drawn on a copy for every frame.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from controller.events import BackgammonBoard, MaednBoard
+from vision.geometry import BackgammonGeometry, Lane, MaednGeometry, MarkerGeometry
+
+PX_PER_MM = 2.0
+MARGIN_MM = 70.0
+
+BGR = tuple[int, int, int]
+TABLE: BGR = (125, 168, 200)
+FRAME: BGR = (38, 72, 118)
+FELT: BGR = (45, 85, 35)
+POINT_COLOURS: tuple[BGR, BGR] = ((165, 205, 225), (40, 45, 165))
+TRAY: BGR = (48, 58, 70)
+CHECKERS: dict[str, BGR] = {"white": (222, 230, 234), "black": (40, 42, 52)}
+CHECKER_RIMS: dict[str, BGR] = {"white": (140, 150, 158), "black": (105, 108, 118)}
+MAEDN_BACKGROUND: BGR = (170, 214, 232)
+TRACK_FIELD: BGR = (240, 242, 242)
+PIECES: tuple[BGR, ...] = ((20, 200, 235), (50, 160, 40), (40, 40, 200), (190, 90, 30))
+TINTS: tuple[BGR, ...] = ((150, 228, 242), (165, 215, 165), (165, 165, 240), (235, 195, 160))
+DIE_BODIES: tuple[tuple[BGR, BGR], ...] = (
+    ((235, 238, 240), (25, 25, 25)),    # white with black pips
+    ((40, 40, 190), (240, 240, 240)),   # red with white pips
+    ((30, 30, 30), (235, 235, 235)),    # black with white pips
+    ((190, 225, 235), (30, 30, 120)),   # ivory with dark red pips
+    ((170, 110, 40), (240, 240, 240)),  # blue with white pips
+)
+PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((0, 0),),
+    2: ((-0.5, -0.5), (0.5, 0.5)),
+    3: ((-0.5, -0.5), (0, 0), (0.5, 0.5)),
+    4: ((-0.5, -0.5), (0.5, -0.5), (-0.5, 0.5), (0.5, 0.5)),
+    5: ((-0.5, -0.5), (0.5, -0.5), (0, 0), (-0.5, 0.5), (0.5, 0.5)),
+    6: ((-0.5, -0.55), (0.5, -0.55), (-0.5, 0), (0.5, 0), (-0.5, 0.55), (0.5, 0.55)),
+}
+DIE_SIZE_MM = 16.0
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedDie:
+    """A die drawn on the sheet: its face value, centre (mm), rotation and whether it is cocked."""
+
+    value: int
+    centre: tuple[float, float]
+    angle: float
+    cocked: bool
+    body: int  # index into DIE_BODIES
+
+    def corners(self) -> np.ndarray:
+        """The outline's corners in board mm (a cocked die also shows one side face)."""
+        half = DIE_SIZE_MM / 2
+        local = [(-half, -half), (half, -half), (half, half), (-half, half)]
+        if self.cocked:
+            local += [(half + half * 0.8, half * 0.4), (half + half * 0.8, -half * 1.2)]
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        return np.array([(self.centre[0] + x * c - y * s, self.centre[1] + x * s + y * c)
+                         for x, y in local])
+
+
+class Sheet:
+    """Maps board millimetres to sheet pixels for one board size."""
+
+    def __init__(self, width_mm: float, height_mm: float) -> None:
+        self.width_mm = width_mm
+        self.height_mm = height_mm
+        self.size = (round((width_mm + 2 * MARGIN_MM) * PX_PER_MM),
+                     round((height_mm + 2 * MARGIN_MM) * PX_PER_MM))
+
+    def px(self, x: float, y: float) -> tuple[int, int]:
+        return (round((x + MARGIN_MM) * PX_PER_MM), round((y + MARGIN_MM) * PX_PER_MM))
+
+    def pts(self, points: np.ndarray | list) -> np.ndarray:
+        arr = (np.asarray(points, dtype=np.float64) + MARGIN_MM) * PX_PER_MM
+        return np.round(arr).astype(np.int32)
+
+    @staticmethod
+    def mm(length: float) -> int:
+        return max(1, round(length * PX_PER_MM))
+
+
+def _grain(shape: tuple[int, int], seed: int) -> np.ndarray:
+    """A fixed wood-grain-like brightness texture (values around 1.0)."""
+    rng = np.random.default_rng(seed)
+    h, w = shape
+    small = rng.normal(0, 1, (max(2, h // 24), max(2, w // 3))).astype(np.float32)
+    grain = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+    return 1.0 + 0.04 * grain
+
+
+def _base(sheet: Sheet, board_rect_colour: BGR, markers: MarkerGeometry | None) -> np.ndarray:
+    w, h = sheet.size
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = TABLE
+    img = np.clip(img * _grain((h, w), 7)[..., None], 0, 255).astype(np.uint8)
+    x0, y0 = sheet.px(0, 0)
+    x1, y1 = sheet.px(sheet.width_mm, sheet.height_mm)
+    board = np.full((y1 - y0, x1 - x0, 3), board_rect_colour, np.uint8)
+    img[y0:y1, x0:x1] = np.clip(board * _grain(board.shape[:2], 11)[..., None], 0, 255)
+    if markers is not None:
+        dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+        for marker_id, corners in markers.corners(sheet.width_mm, sheet.height_mm).items():
+            (mx0, my0), (mx1, my1) = sheet.px(*corners[0]), sheet.px(*corners[2])
+            side = mx1 - mx0
+            quiet = sheet.mm(6)
+            cv2.rectangle(img, (mx0 - quiet, my0 - quiet), (mx1 + quiet, my1 + quiet),
+                          (245, 245, 245), -1)
+            marker = cv2.aruco.generateImageMarker(dictionary, marker_id, side)
+            img[my0:my0 + side, mx0:mx0 + side] = marker[..., None]
+    return img
+
+
+@functools.lru_cache(maxsize=8)
+def backgammon_base(geo: BackgammonGeometry, markers: MarkerGeometry | None) -> np.ndarray:
+    """The empty backgammon board (cached; callers must copy before drawing)."""
+    sheet = Sheet(geo.width, geo.height)
+    img = _base(sheet, FRAME, markers)
+    x0, y0, x1, y1 = geo.inner_rect
+    for left in (geo.left_x, geo.right_x):
+        cv2.rectangle(img, sheet.px(left, y0), sheet.px(left + 6 * geo.point_width, y1), FELT, -1)
+    for point in range(1, 25):
+        tri = sheet.pts(geo.point_triangle(point))
+        cv2.fillConvexPoly(img, tri, POINT_COLOURS[point % 2], lineType=cv2.LINE_AA)
+    for colour in ("white", "black"):
+        tx0, ty0, tx1, ty1 = geo.tray_rect(colour)
+        cv2.rectangle(img, sheet.px(tx0, ty0), sheet.px(tx1, ty1), TRAY, -1)
+    img.flags.writeable = False
+    return img
+
+
+@functools.lru_cache(maxsize=8)
+def maedn_base(geo: MaednGeometry, markers: MarkerGeometry | None) -> np.ndarray:
+    """The empty Mensch board (cached; callers must copy before drawing)."""
+    sheet = Sheet(geo.width, geo.height)
+    img = _base(sheet, FRAME, markers)
+    f = geo.frame
+    cv2.rectangle(img, sheet.px(f, f), sheet.px(geo.width - f, geo.height - f),
+                  MAEDN_BACKGROUND, -1)
+    track = geo.track()
+    line = sheet.mm(2)
+    for i in range(40):
+        cv2.line(img, sheet.px(*track[i]), sheet.px(*track[(i + 1) % 40]), (60, 60, 60), line)
+    radius = sheet.mm(geo.field_diameter / 2)
+    for name, centre, look in geo.fields():
+        colour = TRACK_FIELD if look == "track" else TINTS[int(look[-1])]
+        if name.startswith("t") and int(name[1:]) % 10 == 0:
+            colour = TINTS[int(name[1:]) // 10]  # a start field wears its colour
+        cv2.circle(img, sheet.px(*centre), radius, colour, -1, cv2.LINE_AA)
+        cv2.circle(img, sheet.px(*centre), radius, (40, 40, 40), sheet.mm(1.2), cv2.LINE_AA)
+    img.flags.writeable = False
+    return img
+
+
+def _shade(colour: BGR, factor: float) -> BGR:
+    return tuple(int(np.clip(c * factor, 0, 255)) for c in colour)  # type: ignore[return-value]
+
+
+def draw_checkers(img: np.ndarray, sheet: Sheet, lane: Lane, count: int, colour: str,
+                  rng: np.random.Generator) -> None:
+    """Draw `count` checkers on a lane, overlapping like shingles where the lane is full."""
+    body, rim = CHECKERS[colour], CHECKER_RIMS[colour]
+    if lane.compress:
+        r = lane.pitch / 2
+        for off in lane.offsets(count):
+            jitter = rng.normal(0, 0.4, 2)
+            cx, cy = lane.at(off + r + jitter[0], jitter[1])
+            centre = sheet.px(cx, cy)
+            shadow = tuple(int(c * 0.55) for c in img[centre[1], centre[0]])
+            cv2.circle(img, sheet.px(cx + 1.5, cy + 1.5), sheet.mm(r), shadow, -1, cv2.LINE_AA)
+            shade = _shade(body, rng.uniform(0.94, 1.04))
+            cv2.circle(img, centre, sheet.mm(r), shade, -1, cv2.LINE_AA)
+            cv2.circle(img, centre, sheet.mm(r - 0.8), rim, sheet.mm(1.6), cv2.LINE_AA)
+            cv2.circle(img, centre, sheet.mm(r * 0.62), _shade(shade, 0.9), sheet.mm(1.0),
+                       cv2.LINE_AA)
+        return
+    half = 15.0
+    for off in lane.offsets(count):
+        corners = [lane.at(off, -half), lane.at(off, half), lane.at(off + lane.pitch, half),
+                   lane.at(off + lane.pitch, -half)]
+        cv2.fillConvexPoly(img, sheet.pts(corners), _shade(body, rng.uniform(0.9, 1.0)),
+                           cv2.LINE_AA)
+        cv2.polylines(img, [sheet.pts(corners)], True, rim, sheet.mm(1.2), cv2.LINE_AA)
+
+
+def draw_backgammon(img: np.ndarray, geo: BackgammonGeometry, board: BackgammonBoard,
+                    rng: np.random.Generator) -> None:
+    sheet = Sheet(geo.width, geo.height)
+    lanes = geo.lanes()
+    for i, n in enumerate(board.points):
+        if n:
+            draw_checkers(img, sheet, lanes[i], abs(n), "white" if n > 0 else "black", rng)
+    extra = (board.bar_white, board.bar_black, board.off_white, board.off_black)
+    for lane, n, colour in zip(lanes[24:], extra, ("white", "black", "white", "black"),
+                               strict=True):
+        draw_checkers(img, sheet, lane, n, colour, rng)
+
+
+def draw_maedn(img: np.ndarray, geo: MaednGeometry, board: MaednBoard,
+               rng: np.random.Generator) -> None:
+    sheet = Sheet(geo.width, geo.height)
+    colours = geo.seat_colours(len(board.pieces))
+    centres = {name: centre for name, centre, _ in geo.fields()}
+    r = geo.piece_diameter / 2
+    for seat, pieces in enumerate(board.pieces):
+        colour = colours[seat]
+        house = 0
+        for pos in sorted(pieces):
+            name = geo.field_name(colour, pos, house)
+            house += pos == -1
+            jitter = rng.normal(0, 0.8, 2)
+            cx, cy = centres[name][0] + jitter[0], centres[name][1] + jitter[1]
+            base = PIECES[colour]
+            shadow = tuple(int(c * 0.5) for c in img[sheet.px(cx, cy)[::-1]])
+            cv2.circle(img, sheet.px(cx + 2.5, cy + 2.5), sheet.mm(r), shadow, -1, cv2.LINE_AA)
+            cv2.circle(img, sheet.px(cx, cy), sheet.mm(r), _shade(base, 0.8), -1, cv2.LINE_AA)
+            cv2.circle(img, sheet.px(cx, cy), sheet.mm(r * 0.8), base, -1, cv2.LINE_AA)
+            cv2.circle(img, sheet.px(cx - 0.8, cy - 0.8), sheet.mm(r * 0.42),
+                       _shade(base, 1.15), -1, cv2.LINE_AA)
+
+
+def draw_die(img: np.ndarray, sheet: Sheet, die: PlacedDie) -> None:
+    """Draw a die lying flat (or cocked: tilted, showing a side face) with its pips."""
+    body, pip = DIE_BODIES[die.body]
+    corners = die.corners()
+    half = DIE_SIZE_MM / 2
+    c, s = math.cos(die.angle), math.sin(die.angle)
+
+    def to_mm(x: float, y: float) -> tuple[float, float]:
+        return (die.centre[0] + x * c - y * s, die.centre[1] + x * s + y * c)
+
+    shadow_pts = sheet.pts(corners + np.array([3.0, 3.0]))
+    cv2.fillConvexPoly(img, cv2.convexHull(shadow_pts), (20, 20, 20), cv2.LINE_AA)
+    top = corners[:4]
+    squeeze = 1.0
+    if die.cocked:
+        side = [corners[1], corners[5], corners[4], corners[2]]
+        cv2.fillConvexPoly(img, sheet.pts(side), _shade(body, 0.6), cv2.LINE_AA)
+        squeeze = 0.85
+    cv2.fillConvexPoly(img, sheet.pts(top), body, cv2.LINE_AA)
+    cv2.polylines(img, [sheet.pts(top)], True, _shade(body, 0.75), sheet.mm(0.8), cv2.LINE_AA)
+    for px, py in PIPS[die.value]:
+        x, y = to_mm(px * half * 0.62 * squeeze, py * half * 0.62)
+        cv2.circle(img, sheet.px(x, y), sheet.mm(1.5), pip, -1, cv2.LINE_AA)

@@ -28,6 +28,7 @@ from controller.events import (
     ButtonPressed,
     DiceObserved,
     DieThrown,
+    ElectronicRoll,
     Event,
     NewGame,
     ViewBlocked,
@@ -189,8 +190,10 @@ class TablePipeline:
         stabilizer: Stabilizer | None = None,
         journal: Any | None = None,
         listeners: Sequence[Listener] = (),
+        electronic_die: Callable[[], int] | None = None,
     ) -> None:
         self.referee = referee
+        self.electronic_die = electronic_die
         self.read_frame = read_frame
         self.stabilizer = stabilizer
         self.journal = journal
@@ -228,6 +231,11 @@ class TablePipeline:
         self._note(signals)
         for listener in self.listeners:
             listener.on_signals(signals, SIGNAL_ORIGIN_REFEREE)
+        if self.electronic_die is not None and any(
+            s.type == "roll_electronic_die" for s in signals
+        ):
+            roll = ElectronicRoll(value=self.electronic_die(), t=getattr(event, "t", 0.0))
+            signals += self.handle(roll, "table")
         return signals
 
     def announce(self, signals: list[Signal]) -> list[Signal]:

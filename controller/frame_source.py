@@ -1,0 +1,466 @@
+"""Where the table's frames come from: a real camera, or bots whose game is rendered.
+
+`CameraFrames` wraps `hardware.camera` and reports a lost camera instead of raising, so the
+table keeps playing with buttons. `SimulatedTable` is hardware in the loop without a table: bots
+play by reacting to the referee's signals exactly as people would (throw when the LED says so,
+move, press done, put the pieces back after an illegal move), now and then on purpose
+illegally, with a hand over the board or a cocked die; each state of their game is drawn by the
+vision renderer into camera frames, which the real vision pipeline then reads.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from controller.config import SimulatedGame
+from controller.events import (
+    BackgammonBoard,
+    Board,
+    ButtonPressed,
+    DieThrown,
+    Event,
+    MaednBoard,
+    NewGame,
+)
+from controller.signals import (
+    EXPECT_CORRECT,
+    EXPECT_MOVE,
+    EXPECT_ROLL,
+    EXPECT_ROLL_AGAIN,
+    EXPECT_SETUP,
+    BoardDiffers,
+    DiceAccepted,
+    GameOver,
+    Illegal,
+    PlayAccepted,
+    Reroll,
+    Signal,
+    Turn,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One camera frame and the table time it was taken at (seconds)."""
+
+    t: float
+    image: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """What the camera would see: the board, the dice lying on it, a hand over it or not."""
+
+    board: Board
+    dice: tuple[int, ...] = ()
+    cocked: tuple[bool, ...] = ()
+    hand: bool = False
+
+
+Renderer = Callable[[Scene], np.ndarray]
+
+
+class CameraLost(RuntimeError):
+    """The camera stopped delivering frames (unplugged, driver error)."""
+
+
+class CameraFrames:
+    """Frames from `hardware.camera` with table-time stamps; `read()` returns None when lost.
+
+    Opening is retried on every read after a loss, at most once a second, so a camera plugged
+    back in is found again without a restart.
+    """
+
+    def __init__(self, opener: Callable[[], Any], clock: Callable[[], float] = time.time):
+        self._opener = opener
+        self._clock = clock
+        self._camera: Any | None = None
+        self._next_try = 0.0
+        self.lost = False
+
+    def read(self) -> Frame | None:
+        if self._camera is None:
+            now = self._clock()
+            if now < self._next_try:
+                return None
+            self._next_try = now + 1.0
+            try:
+                self._camera = self._opener()
+            except Exception as exc:  # any driver error means: no camera now
+                self._mark_lost(f"cannot open the camera: {exc}")
+                return None
+        try:
+            image = self._camera.read()
+        except Exception as exc:  # a pulled USB cable surfaces as many exception types
+            image = None
+            log.debug("camera read failed: %s", exc)
+        if image is None or getattr(image, "size", 0) == 0:
+            self._mark_lost("the camera delivered no frame")
+            self.close()
+            return None
+        if self.lost:
+            log.warning("camera is back")
+        self.lost = False
+        return Frame(self._clock(), image)
+
+    def _mark_lost(self, why: str) -> None:
+        if not self.lost:
+            log.warning("%s", why)
+        self.lost = True
+
+    def close(self) -> None:
+        camera, self._camera = self._camera, None
+        if camera is not None:
+            try:
+                camera.close()
+            except Exception as exc:  # closing a vanished device may fail; nothing to save
+                log.debug("closing the camera: %s", exc)
+
+
+@dataclass
+class SimulationStats:
+    """What a simulated evening proved: every injected illegal move flagged, nothing else."""
+
+    games: int = 0
+    finished: int = 0
+    lost: int = 0
+    plays: int = 0
+    illegal_injected: int = 0
+    illegal_flagged: int = 0
+    illegal_missed: int = 0
+    legal_flagged: int = 0
+    hands: int = 0
+    cocked: int = 0
+    frames: int = 0
+    lost_games: list[str] = field(default_factory=list)
+
+    def merge(self, other: SimulationStats) -> None:
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if isinstance(value, int):
+                setattr(self, name, value + getattr(other, name))
+        self.lost_games += other.lost_games
+
+
+@dataclass(frozen=True, slots=True)
+class _Show:
+    scene: Scene
+    frames: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Press:
+    event: Event
+
+
+class GameBots:
+    """The players of one game: they only know what the table tells them and what they see."""
+
+    def __init__(self, game: SimulatedGame, rng: random.Random, rates: dict[str, float]):
+        self.game = game
+        self.rng = rng
+        self.rates = rates
+        if game.game == "backgammon":
+            from controller.rules import backgammon as bg
+
+            self._bg = bg
+            self.options = bg.Options.preset(game.variant)
+            self.board: Board = bg.Position.initial(self.options).to_board()
+        else:
+            from controller.rules import maedn
+
+            self._maedn = maedn
+            self.options = maedn.Options.preset(game.variant)
+            self.board = maedn.Position.initial(game.players, self.options).to_board()
+        self.dice: tuple[int, ...] = ()
+        self.before: Board = self.board
+        self.injected = False
+        self.correcting = False
+        self.over = False
+
+    @property
+    def electronic_die(self) -> bool:
+        return self.game.game == "maedn" and self.game.variant == "vegas"
+
+    def scene(self, hand: bool = False, cocked: tuple[bool, ...] = ()) -> Scene:
+        dice = () if self.electronic_die else self.dice
+        return Scene(self.board, dice, cocked or tuple(False for _ in dice), hand)
+
+    def legal_boards(self, seat: int) -> list[Board]:
+        """Every board a legal play of `seat` with the accepted dice leaves."""
+        if self.game.game == "backgammon":
+            pos = self._bg_position(seat)
+            return [pos.apply(play).to_board() for play in pos.legal_plays(tuple(self.dice))]
+        pos = self._maedn_position(seat)
+        die = self.dice[0]
+        return [pos.after(die, move).to_board() for move in pos.legal_moves(die)]
+
+    def is_legal(self, seat: int, board: Board) -> bool:
+        if self.game.game == "backgammon":
+            return bool(self._bg_position(seat).judge(board, tuple(self.dice)).legal)
+        return bool(self._maedn_position(seat).judge(board, self.dice[0]).legal)
+
+    def _bg_position(self, seat: int) -> Any:
+        b = self.board
+        assert isinstance(b, BackgammonBoard)
+        return self._bg.Position.from_board(
+            list(b.points),
+            bar=(b.bar_white, b.bar_black),
+            off=(b.off_white, b.off_black),
+            turn=seat,
+            options=self.options,
+        )
+
+    def _maedn_position(self, seat: int) -> Any:
+        assert isinstance(self.board, MaednBoard)
+        return self._maedn.Position.from_board(
+            self.board, self.game.players, seat, self.options
+        )
+
+    def illegal_board(self, seat: int, legal: list[Board]) -> Board | None:
+        """A board a careless player might leave: one piece a field too far, or no move at all."""
+        candidates: list[Board] = []
+        if legal and legal[0] != self.board:
+            candidates.append(self.board)
+        for board in legal:
+            candidates += self._one_field_further(seat, board)
+        self.rng.shuffle(candidates)
+        for board in candidates[:12]:
+            try:
+                if not self.is_legal(seat, board):
+                    return board
+            except ValueError:
+                continue
+        return None
+
+    def _one_field_further(self, seat: int, board: Board) -> list[Board]:
+        out: list[Board] = []
+        if isinstance(board, BackgammonBoard):
+            points = list(board.points)
+            sign, step = (1, -1) if seat == 0 else (-1, 1)
+            for i, n in enumerate(points):
+                j = i + step
+                if n * sign > 0 and 0 <= j < 24 and points[j] * sign >= 0:
+                    moved = points.copy()
+                    moved[i] -= sign
+                    moved[j] += sign
+                    out.append(replace(board, points=tuple(moved)))
+            return out
+        assert isinstance(board, MaednBoard)
+        mine = board.pieces[seat]
+        for k, p in enumerate(mine):
+            if 1 <= p <= 42 and p + 1 not in mine:
+                if p + 1 < 40 and self._occupied_by_other(board, seat, p + 1):
+                    continue
+                pieces = list(board.pieces)
+                pieces[seat] = tuple(sorted((*mine[:k], p + 1, *mine[k + 1 :])))
+                out.append(MaednBoard(tuple(pieces)))
+        return out
+
+    def _occupied_by_other(self, board: MaednBoard, seat: int, field_: int) -> bool:
+        players = self.game.players
+        offset = self._maedn.start_offset(seat, players)
+        absolute = (field_ + offset) % 40
+        for other, pieces in enumerate(board.pieces):
+            if other == seat:
+                continue
+            other_offset = self._maedn.start_offset(other, players)
+            if any(0 <= p < 40 and (p + other_offset) % 40 == absolute for p in pieces):
+                return True
+        return False
+
+
+class SimulatedTable:
+    """Bots play the configured games; `items()` yields rendered Frames and button Events.
+
+    The table loop must call `on_signals` with the referee's answer to every item before it
+    asks for the next one: the bots react to what the table shows, as players do.
+    """
+
+    def __init__(
+        self,
+        games: tuple[SimulatedGame, ...],
+        render: Renderer,
+        fps: float = 15.0,
+        settle_s: float = 0.3,
+        seed: int = 1,
+        illegal_rate: float = 0.1,
+        hand_rate: float = 0.2,
+        cocked_rate: float = 0.05,
+        max_turns: int = 600,
+        speed: float = 0.0,
+    ) -> None:
+        self.games = games
+        self.render = render
+        self.fps = fps
+        self.settle_frames = max(2, round(settle_s * fps) + 2)
+        self.rng = random.Random(seed)
+        self.rates = {"illegal": illegal_rate, "hand": hand_rate, "cocked": cocked_rate}
+        self.max_turns = max_turns
+        self.speed = speed
+        self.stats = SimulationStats()
+        self.t = 0.0
+        self.bots: GameBots | None = None
+        self._plan: list[_Show | _Press] = []
+        self._cache: tuple[Scene, np.ndarray] | None = None
+        self._last_turn: Turn | None = None
+        self._turns = 0
+        self._idle = 0
+        self._started = time.monotonic()
+
+    def items(self) -> Iterator[Frame | Event]:
+        for game in self.games:
+            yield from self._play(game)
+
+    def _play(self, game: SimulatedGame) -> Iterator[Frame | Event]:
+        self.bots = bots = GameBots(game, self.rng, self.rates)
+        self.stats.games += 1
+        self._plan = [_Show(bots.scene(), self.settle_frames)]
+        self._last_turn = None
+        self._turns = 0
+        self._idle = 0
+        yield NewGame(game=game.game, variant=game.variant, players=game.players, t=self.t)
+        while not bots.over:
+            if self.max_turns and self._turns > self.max_turns:
+                self._give_up(f"{game}: more than {self.max_turns} turns")
+                return
+            if not self._plan:
+                self._idle += 1
+                if self._idle > 30 * self.fps:
+                    self._give_up(f"{game}: the table expects nothing the bots can do")
+                    return
+                if self._idle % (5 * round(self.fps)) == 0:
+                    self._unstick()
+                yield self._frame(bots.scene())
+                continue
+            action = self._plan.pop(0)
+            if isinstance(action, _Press):
+                yield replace(action.event, t=self.t)  # type: ignore[type-var]
+                continue
+            for _ in range(action.frames):
+                yield self._frame(action.scene)
+        self.stats.finished += 1
+
+    def _give_up(self, why: str) -> None:
+        log.error("simulated game lost: %s", why)
+        self.stats.lost += 1
+        self.stats.lost_games.append(why)
+
+    def _frame(self, scene: Scene) -> Frame:
+        if self._cache is None or self._cache[0] != scene:
+            self._cache = (scene, self.render(scene))
+        frame = Frame(self.t, self._cache[1])
+        self.t += 1.0 / self.fps
+        self.stats.frames += 1
+        if self.speed > 0:
+            due = self._started + self.t / self.speed
+            time.sleep(max(0.0, due - time.monotonic()))
+        return frame
+
+    def _unstick(self) -> None:
+        """Nothing happened for a while: show the board again and press done, as a person would."""
+        bots = self.bots
+        if bots is None or self._last_turn is None:
+            return
+        log.info("bots idle at %s: showing the board again", self._last_turn)
+        self._plan += [_Show(bots.scene(hand=True), 2), _Show(bots.scene(), self.settle_frames)]
+        self._plan.append(_Press(ButtonPressed("done", seat=self._last_turn.seat)))
+
+    def on_signals(self, signals: list[Signal]) -> None:
+        """The referee's answer to the last item: the bots plan what they do next."""
+        bots = self.bots
+        if bots is None or not signals:
+            return
+        self._idle = 0
+        turn: Turn | None = None
+        rethrown = False
+        for signal in signals:
+            match signal:
+                case DiceAccepted():
+                    bots.dice = tuple(signal.values)
+                case Illegal():
+                    if bots.injected:
+                        self.stats.illegal_flagged += 1
+                    else:
+                        self.stats.legal_flagged += 1
+                        log.warning("a legal play was flagged: %s", signal.reason_en)
+                    bots.injected = False
+                    bots.correcting = True
+                case PlayAccepted():
+                    self.stats.plays += 1
+                    if bots.injected:
+                        self.stats.illegal_missed += 1
+                        log.warning("an injected illegal play was accepted: %s", signal)
+                    bots.injected = False
+                    bots.correcting = False
+                case Reroll():
+                    rethrown = True
+                    self._throw(signal.seat)
+                case GameOver():
+                    bots.over = True
+                case BoardDiffers() | Turn():
+                    if isinstance(signal, Turn):
+                        turn = signal
+        if turn is not None and not bots.over:
+            self._last_turn = turn
+            if not (rethrown and turn.expect in (EXPECT_ROLL, EXPECT_ROLL_AGAIN)):
+                self._react(turn)
+
+    def _react(self, turn: Turn) -> None:
+        bots = self.bots
+        assert bots is not None
+        if turn.expect in (EXPECT_ROLL, EXPECT_ROLL_AGAIN):
+            self._turns += 1
+            self._throw(turn.seat)
+        elif turn.expect == EXPECT_MOVE:
+            self._move(turn.seat)
+        elif turn.expect in (EXPECT_CORRECT, EXPECT_SETUP):
+            bots.board = bots.before
+            self._plan += [_Show(bots.scene(hand=True), 2), _Show(bots.scene(), self.settle_frames)]
+
+    def _throw(self, seat: int) -> None:
+        bots = self.bots
+        assert bots is not None
+        bots.before = bots.board
+        if bots.electronic_die:
+            self._plan.append(_Press(ButtonPressed("roll", seat=seat)))
+            return
+        count = 2 if bots.game.game == "backgammon" else 1
+        bots.dice = tuple(self.rng.randint(1, 6) for _ in range(count))
+        cocked: tuple[bool, ...] = ()
+        if self.rng.random() < self.rates["cocked"]:
+            self.stats.cocked += 1
+            cocked = tuple(i == 0 for i in range(count))
+        self._plan += [_Show(bots.scene(hand=True), 2), _Press(DieThrown())]
+        self._plan.append(_Show(bots.scene(cocked=cocked), self.settle_frames))
+
+    def _move(self, seat: int) -> None:
+        bots = self.bots
+        assert bots is not None
+        if not bots.correcting:
+            bots.before = bots.board
+        legal = bots.legal_boards(seat)
+        choice = self.rng.choice(legal) if legal else bots.board
+        if not bots.correcting and legal and self.rng.random() < self.rates["illegal"]:
+            wrong = bots.illegal_board(seat, legal)
+            if wrong is not None:
+                choice = wrong
+                bots.injected = True
+                self.stats.illegal_injected += 1
+        bots.correcting = False
+        self._plan.append(_Show(bots.scene(hand=True), 3))
+        bots.board = choice
+        if self.rng.random() < self.rates["hand"]:
+            self.stats.hands += 1
+            self._plan += [_Show(bots.scene(), 2), _Show(bots.scene(hand=True), 3)]
+        self._plan.append(_Show(bots.scene(), self.settle_frames))
+        self._plan.append(_Press(ButtonPressed("done", seat=seat)))

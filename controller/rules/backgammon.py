@@ -357,6 +357,27 @@ class Position:
     def pip_counts(self) -> tuple[int, int]:
         return tuple(sum((i + 1) * c for i, c in enumerate(side)) for side in self.sides)
 
+    def diagram(self) -> str:
+        """A plain-text board from White's side (W = White, B = Black), for logs and the CLI."""
+        points = self.points
+        bar, off = self.bar, self.off
+
+        def row(numbers: range) -> str:
+            cells = []
+            for n in numbers:
+                c = points[n - 1]
+                cells.append(f"{abs(c)}{'W' if c > 0 else 'B'}" if c else ".")
+            return " ".join(f"{n:>3}" for n in numbers) + "\n" + " ".join(f"{c:>3}" for c in cells)
+
+        return "\n".join(
+            [
+                f"{self.position_id()}  {'White' if self.turn == 0 else 'Black'} on roll",
+                row(range(13, 25)),
+                row(range(12, 0, -1)),
+                f"bar W{bar[0]} B{bar[1]}   off W{off[0]} B{off[1]}   pips {self.pip_counts()}",
+            ]
+        )
+
     def __str__(self) -> str:
         pips = self.pip_counts()
         return (
@@ -377,6 +398,16 @@ class Position:
     def legal_results(self, dice: Sequence[int]) -> list[Position]:
         """The distinct positions a legal play can lead to (opponent on roll)."""
         return [self._after(key) for key in self._table(dice)]
+
+    def legal_result_ids(self, dice: Sequence[int]) -> list[str]:
+        """gnubg Position IDs of the legal results, still seen from the side that moved.
+
+        When nothing can move, the one result is the unchanged position.
+        """
+        theirs = self.sides[1 - self.turn]
+        return [
+            gnubg_id.encode_position(_hit(theirs, hits), mine) for mine, hits in self._table(dice)
+        ]
 
     def _after(self, key: Key) -> Position:
         mine, hits = key

@@ -115,7 +115,8 @@ class BackgammonReferee(TurnReferee[Any]):
         return [*out, expect_roll(self.seat())]
 
     def illegal_stands(self, board: Board) -> list[Signal] | None:
-        if self.settings.must_correct or not isinstance(board, BackgammonBoard):
+        stands = getattr(self.options, "illegal_move_stands_after_roll", True)
+        if self.settings.must_correct or not stands or not isinstance(board, BackgammonBoard):
             return None
         opponent = 1 - self.seat()
         try:

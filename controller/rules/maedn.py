@@ -559,9 +559,11 @@ class Position:
         return OTHER_PIECE_MOVED
 
 
-def _distance(a: Pieces, b: Pieces) -> int:
-    """How many pieces stand elsewhere in `b` than in `a` (summed over seats)."""
-    return sum(sum((Counter(x) - Counter(y)).values()) for x, y in zip(a, b, strict=True))
+def _distance(a: Pieces, b: Pieces) -> tuple[int, int]:
+    """How many pieces stand elsewhere in `b` than in `a`, then how many fields they are off."""
+    moved = sum(sum((Counter(x) - Counter(y)).values()) for x, y in zip(a, b, strict=True))
+    fields = sum(abs(p - q) for x, y in zip(a, b, strict=True) for p, q in zip(x, y, strict=True))
+    return moved, fields
 
 
 def _check_players(players: object) -> int:

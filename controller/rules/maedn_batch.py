@@ -3,7 +3,8 @@
 In:  {"game": "maedn", "variant": "openspiel", "players": 2|3|4, "turn": seat, "dice": d,
       "pieces": [[p, p, p, p], ...]}  (each seat's pieces in its own counting)
 Out: {"moves": [[from, to], ...]} sorted, in the mover's counting ([] when the turn passes),
-     or {"error": "<what is wrong>"}. `handle` never raises.
+     or {"error": "<what is wrong>"}. `handle` never raises. Optional: "options", an object of
+     rule options switched away from the variant (see maedn_options.Options).
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def _legal(obj: Any) -> list[list[int]]:
     if not isinstance(variant, str):
         raise RulesError(f'"variant" must be a string, not {variant!r}')
     options = Options.preset(variant)
+    changes = obj.get("options")
+    if changes is not None:
+        if not isinstance(changes, dict):
+            raise RulesError(
+                f'"options" must be an object of option names and values, not {changes!r}'
+            )
+        options = options.with_items(changes.items())
     for key in ("turn", "dice", "pieces"):
         if key not in obj:
             raise RulesError(f'missing "{key}"')

@@ -142,6 +142,7 @@ class SimulationStats:
     cocked: int = 0
     frames: int = 0
     lost_games: list[str] = field(default_factory=list)
+    illegal_kinds: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: SimulationStats) -> None:
         for name in self.__dataclass_fields__:
@@ -149,6 +150,8 @@ class SimulationStats:
             if isinstance(value, int):
                 setattr(self, name, value + getattr(other, name))
         self.lost_games += other.lost_games
+        for kind, n in other.illegal_kinds.items():
+            self.illegal_kinds[kind] = self.illegal_kinds.get(kind, 0) + n
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,11 +207,6 @@ class GameBots:
         die = self.dice[0]
         return [pos.after(die, move).to_board() for move in pos.legal_moves(die)]
 
-    def is_legal(self, seat: int, board: Board) -> bool:
-        if self.game.game == "backgammon":
-            return bool(self._bg_position(seat).judge(board, tuple(self.dice)).legal)
-        return bool(self._maedn_position(seat).judge(board, self.dice[0]).legal)
-
     def _bg_position(self, seat: int) -> Any:
         b = self.board
         assert isinstance(b, BackgammonBoard)
@@ -226,57 +224,15 @@ class GameBots:
             self.board, self.game.players, seat, self.options
         )
 
-    def illegal_board(self, seat: int, legal: list[Board]) -> Board | None:
-        """A board a careless player might leave: one piece a field too far, or no move at all."""
-        candidates: list[Board] = []
-        if legal and legal[0] != self.board:
-            candidates.append(self.board)
-        for board in legal:
-            candidates += self._one_field_further(seat, board)
-        self.rng.shuffle(candidates)
-        for board in candidates[:12]:
-            try:
-                if not self.is_legal(seat, board):
-                    return board
-            except ValueError:
-                continue
-        return None
+    def illegal_board(self, seat: int) -> tuple[str, Board] | None:
+        """(kind, board) of an illegal play a careless player might leave, of any named kind."""
+        from controller.sim.illegal import make_illegal
 
-    def _one_field_further(self, seat: int, board: Board) -> list[Board]:
-        out: list[Board] = []
-        if isinstance(board, BackgammonBoard):
-            points = list(board.points)
-            sign, step = (1, -1) if seat == 0 else (-1, 1)
-            for i, n in enumerate(points):
-                j = i + step
-                if n * sign > 0 and 0 <= j < 24 and points[j] * sign >= 0:
-                    moved = points.copy()
-                    moved[i] -= sign
-                    moved[j] += sign
-                    out.append(replace(board, points=tuple(moved)))
-            return out
-        assert isinstance(board, MaednBoard)
-        mine = board.pieces[seat]
-        for k, p in enumerate(mine):
-            if 1 <= p <= 42 and p + 1 not in mine:
-                if p + 1 < 40 and self._occupied_by_other(board, seat, p + 1):
-                    continue
-                pieces = list(board.pieces)
-                pieces[seat] = tuple(sorted((*mine[:k], p + 1, *mine[k + 1 :])))
-                out.append(MaednBoard(tuple(pieces)))
-        return out
-
-    def _occupied_by_other(self, board: MaednBoard, seat: int, field_: int) -> bool:
-        players = self.game.players
-        offset = self._maedn.start_offset(seat, players)
-        absolute = (field_ + offset) % 40
-        for other, pieces in enumerate(board.pieces):
-            if other == seat:
-                continue
-            other_offset = self._maedn.start_offset(other, players)
-            if any(0 <= p < 40 and (p + other_offset) % 40 == absolute for p in pieces):
-                return True
-        return False
+        if self.game.game == "backgammon":
+            pos = self._bg_position(seat)
+        else:
+            pos = self._maedn_position(seat)
+        return make_illegal(self.game.game, pos, tuple(self.dice), self.rng)
 
 
 class SimulatedTable:
@@ -450,12 +406,13 @@ class SimulatedTable:
             bots.before = bots.board
         legal = bots.legal_boards(seat)
         choice = self.rng.choice(legal) if legal else bots.board
-        if not bots.correcting and legal and self.rng.random() < self.rates["illegal"]:
-            wrong = bots.illegal_board(seat, legal)
+        if not bots.correcting and self.rng.random() < self.rates["illegal"]:
+            wrong = bots.illegal_board(seat)
             if wrong is not None:
-                choice = wrong
+                kind, choice = wrong
                 bots.injected = True
                 self.stats.illegal_injected += 1
+                self.stats.illegal_kinds[kind] = self.stats.illegal_kinds.get(kind, 0) + 1
         bots.correcting = False
         self._plan.append(_Show(bots.scene(hand=True), 3))
         bots.board = choice

@@ -17,22 +17,30 @@ ignored), and a power cut (the journal is replayed at the next start and the dis
 from __future__ import annotations
 
 import logging
+import queue
+import random
+import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
+from controller import config as table_config
 from controller.events import (
+    BackgammonBoard,
     BoardObserved,
     ButtonPressed,
     DiceObserved,
     DieThrown,
     ElectronicRoll,
     Event,
+    MaednBoard,
     NewGame,
     ViewBlocked,
 )
+from controller.frame_source import CameraFrames, Frame, SimulatedTable
 from controller.rules.reasons import Reason, reason
 from controller.signals import EXPECT_CORRECT, BoardDiffers, GameOver, Illegal, Notice, Signal, Turn
 
@@ -275,3 +283,311 @@ class TablePipeline:
             out.append(self.last_turn)
         log.info("resumed a game of %d journaled events", len(events))
         return self.announce(out)
+
+
+class SignalSink(Protocol):
+    """Something at the table that shows signals: seat LEDs and buzzer, display, terminal."""
+
+    def show(self, signals: list[Signal]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class CameraLostMode:
+    """Without a camera the dice come from the roll button and the players confirm them.
+
+    The table draws the dice (a fair random source), shows them, and sends them to the referee
+    when the seat on turn presses done. Moves cannot be seen: a done pressed for a move is held
+    back and delivered as soon as the camera reads a stable board again.
+    """
+
+    dice_count: int
+    rng: random.Random = field(default_factory=random.SystemRandom)
+    proposed: tuple[int, ...] = ()
+    held_done: ButtonPressed | None = None
+
+    def button(self, event: ButtonPressed, expect: str | None) -> tuple[list[Event], list[Signal]]:
+        """(events for the referee, signals for the table) for one button press."""
+        if event.name == "roll" and expect in ("roll", "roll_again"):
+            self.proposed = tuple(self.rng.randint(1, 6) for _ in range(self.dice_count))
+            dice = " ".join(str(v) for v in self.proposed)
+            return [], [notice(CONFIRM_DICE, dice)]
+        if event.name == "done" and self.proposed:
+            dice, self.proposed = self.proposed, ()
+            return [DiceObserved(values=dice, t=event.t)], []
+        if event.name == "done" and expect in ("move", "correct_board"):
+            self.held_done = event
+            return [], []
+        return [event], []
+
+
+class TableApp:
+    """Runs one table until stopped (real camera) or until the bots' games end (simulation)."""
+
+    def __init__(
+        self,
+        config: table_config.Config,
+        pipeline: TablePipeline,
+        sinks: Sequence[SignalSink] = (),
+        inputs: queue.Queue[Event] | None = None,
+        camera: CameraFrames | None = None,
+        simulation: SimulatedTable | None = None,
+        journal: Any | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if (camera is None) == (simulation is None):
+            raise ValueError("a table needs exactly one of camera and simulation")
+        self.config = config
+        self.pipeline = pipeline
+        self.sinks = list(sinks)
+        self.inputs: queue.Queue[Event] = inputs if inputs is not None else queue.Queue()
+        self.camera = camera
+        self.simulation = simulation
+        self.journal = journal
+        self.clock = clock
+        self.stuck = StuckInputFilter(config.pins.stuck_changes_per_s)
+        self.lost: CameraLostMode | None = None
+        self.stop = threading.Event()
+        self._failed_sinks: set[int] = set()
+        self._held_done: ButtonPressed | None = None
+
+    def show(self, signals: list[Signal]) -> None:
+        """Hand signals to every sink; a sink that fails (unplugged) never stops the table."""
+        if not signals:
+            return
+        for sink in self.sinks:
+            try:
+                sink.show(signals)
+                self._failed_sinks.discard(id(sink))
+            except Exception as exc:  # a device error must not end the game
+                if id(sink) not in self._failed_sinks:
+                    log.error("%s failed, the table goes on without it: %s", sink, exc)
+                self._failed_sinks.add(id(sink))
+
+    def run(self) -> int:
+        """The main loop; returns the exit status for the command line."""
+        try:
+            if self.simulation is not None:
+                return self._run_simulation(self.simulation)
+            return self._run_table()
+        finally:
+            for sink in self.sinks:
+                try:
+                    sink.close()
+                except Exception as exc:  # closing a vanished device: nothing left to do
+                    log.debug("closing %s: %s", sink, exc)
+
+    def _run_simulation(self, sim: SimulatedTable) -> int:
+        for item in sim.items():
+            if self.stop.is_set():
+                return 130
+            signals = self._drain_inputs(item_t(item))
+            if isinstance(item, Frame):
+                signals += self.pipeline.feed_frame(item.t, item.image)
+            else:
+                signals += self.pipeline.handle(item, "input")
+            self.show(signals)
+            sim.on_signals(signals)
+        stats = sim.stats
+        log.info("simulation finished: %s", stats)
+        return 0 if stats.lost == 0 else 1
+
+    def _run_table(self) -> int:
+        assert self.camera is not None
+        game = self.config.game
+        events = self.journal.current_game() if self.journal is not None else []
+        resumed = self.pipeline.resume(events)
+        if resumed is not None:
+            self.show(resumed)
+        else:
+            new_game = NewGame(
+                game=game.game,
+                variant=game.variant,
+                players=game.players,
+                match_length=game.match_length,
+                t=self.clock(),
+            )
+            self.show(self.pipeline.handle(new_game, "table"))
+        last_frame = self.clock()
+        period = 1.0 / self.config.camera.fps
+        while not self.stop.is_set():
+            frame = self.camera.read()
+            now = self.clock()
+            self.show(self._drain_inputs(now))
+            if frame is not None:
+                last_frame = now
+                self.show(self._camera_back())
+                self.show(self.pipeline.feed_frame(frame.t, frame.image))
+                self._deliver_held_done()
+                continue
+            if self.lost is None and now - last_frame >= self.config.camera.lost_after_s:
+                dice = 2 if game.game == "backgammon" else 1
+                self.lost = CameraLostMode(dice_count=dice)
+                self.show(self.pipeline.announce([notice(CAMERA_LOST)]))
+            self.stop.wait(period)
+        return 0
+
+    def _camera_back(self) -> list[Signal]:
+        if self.lost is None:
+            return []
+        self._held_done = self.lost.held_done
+        self.lost = None
+        self.pipeline.observations.board = None  # the next stable board is news to the referee
+        return self.pipeline.announce([notice(CAMERA_BACK)])
+
+    def _deliver_held_done(self) -> None:
+        held = self._held_done
+        if held is None or self.pipeline.observations.board is None:
+            return
+        self._held_done = None
+        self.show(self.pipeline.handle(ButtonPressed(held.name, held.seat, t=self.clock())))
+
+    def _drain_inputs(self, t: float) -> list[Signal]:
+        out: list[Signal] = []
+        while True:
+            try:
+                event = self.inputs.get_nowait()
+            except queue.Empty:
+                return out
+            admitted, stuck = self.stuck.admit(event)
+            if stuck is not None:
+                out += self.pipeline.announce([stuck])
+            if not admitted:
+                continue
+            if self.lost is not None and isinstance(event, ButtonPressed):
+                expect = self.pipeline.last_turn.expect if self.pipeline.last_turn else None
+                events, signals = self.lost.button(event, expect)
+                out += self.pipeline.announce(signals)
+                for e in events:
+                    out += self.pipeline.handle(e, "input")
+                continue
+            out += self.pipeline.handle(event, "input")
+
+
+def item_t(item: Frame | Event) -> float:
+    """The table time of a frame or an event."""
+    return float(getattr(item, "t", 0.0))
+
+
+def board_text(board: Any, colours: Sequence[str] = ()) -> list[str]:
+    """The board as a few lines of text for the terminal view (what vision last read)."""
+    if isinstance(board, BackgammonBoard):
+
+        def cell(n: int) -> str:
+            return f"{'W' if n > 0 else 'B'}{abs(n)}".rjust(3) if n else "  ."
+
+        top = "".join(cell(board.points[i]) for i in range(12, 24))
+        bottom = "".join(cell(board.points[i]) for i in range(11, -1, -1))
+        return [
+            " 13 14 15 16 17 18 19 20 21 22 23 24",
+            top,
+            bottom,
+            " 12 11 10  9  8  7  6  5  4  3  2  1",
+            f" bar W{board.bar_white} B{board.bar_black}   off W{board.off_white} "
+            f"B{board.off_black}",
+        ]
+    if isinstance(board, MaednBoard):
+        lines = []
+        for seat, pieces in enumerate(board.pieces):
+            name = colours[seat] if seat < len(colours) else f"seat {seat}"
+            house = sum(1 for p in pieces if p < 0)
+            track = [p for p in pieces if 0 <= p < 40]
+            goal = [p - 39 for p in pieces if p >= 40]
+            lines.append(f" {name:<7} house {house}  track {track}  goal {goal}")
+        return lines
+    return [" (no board read yet)"]
+
+
+def signal_text(signal: Signal, language: str) -> str:
+    """One line saying what a signal means, in the table's language."""
+    de = language == "de"
+    match signal:
+        case Turn():
+            return f"{'Platz' if de else 'seat'} {signal.seat}: {signal.expect}"
+        case Illegal():
+            return f"{'Platz' if de else 'seat'} {signal.seat}: " + (
+                signal.reason_de if de else signal.reason_en
+            )
+        case Notice():
+            return signal.text_de if de else signal.text_en
+        case _:
+            fields = {k: v for k, v in signal.to_json().items() if k != "type"}
+            return f"{signal.type} {fields}"
+
+
+class TerminalView:
+    """The simulated table as a person watches it: board, seat LEDs, display lines, signals.
+
+    On a terminal the screen is redrawn in place at most `fps` times a second; without one
+    (a pipe, CI, systemd) every signal is printed on its own line instead.
+    """
+
+    def __init__(
+        self,
+        stream: Any,
+        language: str = "de",
+        colours: Sequence[str] = (),
+        leds: Callable[[], Sequence[str]] | None = None,
+        display: Callable[[], Sequence[str]] | None = None,
+        live: bool | None = None,
+        fps: float = 10.0,
+    ) -> None:
+        self.stream = stream
+        self.language = language
+        self.colours = list(colours)
+        self.leds = leds
+        self.display = display
+        self.live = stream.isatty() if live is None else live
+        self.period = 1.0 / fps
+        self.board: Any = None
+        self.game = ""
+        self.frames = 0
+        self.recent: list[str] = []
+        self._drawn = 0.0
+
+    def on_frame(self, t: float, image: np.ndarray) -> None:
+        self.frames += 1
+
+    def on_event(self, event: Event, source: str) -> None:
+        if isinstance(event, BoardObserved):
+            self.board = event.board
+        elif isinstance(event, NewGame):
+            self.game = f"{event.game}/{event.variant}/{event.players}"
+            self.board = None
+            if not self.live:
+                self._print(f"== {self.game}")
+
+    def on_signals(self, signals: list[Signal], origin: str) -> None:
+        for signal in signals:
+            line = signal_text(signal, self.language)
+            self.recent = [*self.recent[-7:], line]
+            if not self.live:
+                self._print(f"[{origin}] {line}")
+
+    def show(self, signals: list[Signal]) -> None:
+        now = time.monotonic()
+        if self.live and now - self._drawn >= self.period:
+            self._drawn = now
+            self.redraw()
+
+    def redraw(self) -> None:
+        lines = [f"Spieltisch  {self.game}  frame {self.frames}", ""]
+        lines += board_text(self.board, self.colours)
+        if self.leds is not None:
+            lines += ["", "LEDs: " + "  ".join(self.leds())]
+        if self.display is not None:
+            lines += ["", "+" + "-" * 20 + "+"]
+            lines += ["|" + row.ljust(20)[:20] + "|" for row in self.display()]
+            lines += ["+" + "-" * 20 + "+"]
+        lines += ["", *self.recent]
+        self.stream.write("\x1b[H\x1b[J" + "\n".join(lines) + "\n")
+        self.stream.flush()
+
+    def _print(self, line: str) -> None:
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.live:
+            self.redraw()

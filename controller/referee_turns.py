@@ -320,7 +320,7 @@ class TurnReferee(Generic[PosT]):
     def _button(self, event: ButtonPressed) -> list[Signal]:
         s = self.state
         if event.name == "undo" and event.long:
-            return self._undo()
+            return self._undo(event.t)
         if event.name == "roll":
             if s.phase is Phase.ROLL:
                 return self.roll_button()
@@ -375,11 +375,12 @@ class TurnReferee(Generic[PosT]):
             return ["board"], []
         return self.diff(expected, observed)
 
-    def _undo(self) -> list[Signal]:
+    def _undo(self, t: float) -> list[Signal]:
+        """Back to just before the last accepted play; its settle time starts again."""
         if not self.history:
             return [_notice(NOTHING_TO_UNDO)]
         board, stable = self.state.board, self.state.stable
-        self.state = replace(self.history.pop(), board=board, stable=stable)
+        self.state = replace(self.history.pop(), board=board, stable=stable, board_t=t)
         return [_notice(UNDONE), Turn(self.seat(), EXPECT_MOVE)]
 
 

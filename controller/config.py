@@ -164,9 +164,7 @@ def parse(text: str, name: str = "<string>") -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{name}: not valid TOML: {exc}") from None
     config = _build(Config, data, name, "", skip=("source",))
-    config = dataclasses.replace(config, source=name)
-    _validate(config, name)
-    return config
+    return validate(dataclasses.replace(config, source=name))
 
 
 def _build(cls: type, data: dict[str, Any], name: str, prefix: str, skip: tuple[str, ...] = ()):
@@ -250,7 +248,9 @@ def _positive(value: float, name: str, key: str, zero_ok: bool = False) -> None:
         raise ConfigError(f"{name}: {key} = {value} must be {'>= 0' if zero_ok else '> 0'}")
 
 
-def _validate(config: Config, name: str) -> None:
+def validate(config: Config) -> Config:
+    """Check the values (not only their types); returns `config`, raises ConfigError."""
+    name = config.source
     game = config.game
     _check_game(game.game, game.variant, game.players, name, "game")
     _positive(game.match_length, name, "game.match_length")
@@ -288,3 +288,4 @@ def _validate(config: Config, name: str) -> None:
         rate = getattr(sim, key)
         if not 0.0 <= rate <= 1.0:
             raise ConfigError(f"{name}: simulation.{key} = {rate} must lie between 0 and 1")
+    return config

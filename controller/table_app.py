@@ -16,6 +16,7 @@ ignored), and a power cut (the journal is replayed at the next start and the dis
 
 from __future__ import annotations
 
+import argparse
 import logging
 import queue
 import random
@@ -97,8 +98,14 @@ class Listener(Protocol):
     def on_signals(self, signals: list[Signal], origin: str) -> None: ...
 
 
-class Stabilizer(Protocol):
-    def feed(self, observation: Any, t: float) -> Any | None: ...
+class Vision(Protocol):
+    """Frames to Observations for the game on the table (calibration, reader, stabilizer)."""
+
+    def start_game(self, event: NewGame) -> None: ...
+
+    def observe(self, image: np.ndarray, t: float) -> tuple[Any, Any | None]:
+        """(this frame's Observation, the stable Observation or None)."""
+        ...
 
 
 class Referee(Protocol):
@@ -194,16 +201,14 @@ class TablePipeline:
     def __init__(
         self,
         referee: Referee,
-        read_frame: Callable[[np.ndarray], Any] | None = None,
-        stabilizer: Stabilizer | None = None,
+        vision: Vision | None = None,
         journal: Any | None = None,
         listeners: Sequence[Listener] = (),
         electronic_die: Callable[[], int] | None = None,
     ) -> None:
         self.referee = referee
         self.electronic_die = electronic_die
-        self.read_frame = read_frame
-        self.stabilizer = stabilizer
+        self.vision = vision
         self.journal = journal
         self.listeners = list(listeners)
         self.observations = ObservationEvents()
@@ -213,13 +218,12 @@ class TablePipeline:
 
     def feed_frame(self, t: float, image: np.ndarray) -> list[Signal]:
         """Read one camera frame; returns the signals the events it caused produced."""
-        if self.read_frame is None or self.stabilizer is None:
-            raise RuntimeError("this pipeline has no vision (read_frame and stabilizer)")
+        if self.vision is None:
+            raise RuntimeError("this pipeline has no vision")
         self.frames += 1
         for listener in self.listeners:
             listener.on_frame(t, image)
-        observation = self.read_frame(image)
-        stable = self.stabilizer.feed(observation, t)
+        observation, stable = self.vision.observe(image, t)
         out: list[Signal] = []
         for event in self.observations.update(observation, stable, t):
             out += self.handle(event, "vision")
@@ -232,7 +236,7 @@ class TablePipeline:
         if isinstance(event, DieThrown):
             self.observations.forget_dice()
         if isinstance(event, NewGame):
-            self.game_over = False
+            self.start_game(event)
         for listener in self.listeners:
             listener.on_event(event, source)
         signals = list(self.referee.handle(event))
@@ -245,6 +249,13 @@ class TablePipeline:
             roll = ElectronicRoll(value=self.electronic_die(), t=getattr(event, "t", 0.0))
             signals += self.handle(roll, "table")
         return signals
+
+    def start_game(self, event: NewGame) -> None:
+        """A new game: vision looks at that game's board; nothing seen before counts."""
+        self.game_over = False
+        self.observations = ObservationEvents()
+        if self.vision is not None:
+            self.vision.start_game(event)
 
     def announce(self, signals: list[Signal]) -> list[Signal]:
         """Signals of the table itself (camera lost, resumed): shown and recorded, not judged."""
@@ -268,6 +279,7 @@ class TablePipeline:
         if not events or not isinstance(events[0], NewGame):
             return None
         replayed: list[Signal] = []
+        self.start_game(events[0])
         for event in events:
             if isinstance(event, DieThrown):
                 self.observations.forget_dice()
@@ -591,3 +603,63 @@ class TerminalView:
     def close(self) -> None:
         if self.live:
             self.redraw()
+
+
+def add_play_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `spieltisch play` (also used by `spieltisch record`)."""
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help=f"configuration file (default: ${table_config.ENV_VAR}, else the simulated table)",
+    )
+    parser.add_argument("--game", choices=table_config.GAMES, help="play this game")
+    parser.add_argument("--variant", help="rule variant of --game (a preset name)")
+    parser.add_argument("--players", type=int, help="number of players of --game")
+    parser.add_argument("--speed", type=float, help="simulation speed, 1 = real time, 0 = fastest")
+    parser.add_argument("--seed", type=int, help="seed of the simulated players")
+    parser.add_argument("--lang", choices=table_config.LANGUAGES, help="language at the table")
+    parser.add_argument("--data-dir", metavar="DIR", help="journal and calibration folder")
+    parser.add_argument("--record", metavar="FOLDER", help="record the session into FOLDER")
+    parser.add_argument(
+        "--record-every", type=int, default=1, metavar="N", help="record every N-th frame"
+    )
+
+
+def config_from_args(args: argparse.Namespace) -> table_config.Config:
+    """The configuration file with the command line's overrides applied (and checked)."""
+    import dataclasses
+
+    config = table_config.load(getattr(args, "config", None))
+    game = config.game
+    changed = {
+        k: getattr(args, k)
+        for k in ("game", "variant", "players")
+        if getattr(args, k, None) is not None
+    }
+    if changed:
+        name = changed.get("game", game.game)
+        variant = changed.get("variant") or (
+            game.variant if name == game.game else table_config.VARIANTS[name][0]
+        )
+        players = changed.get("players") or (
+            game.players if name == game.game else table_config.PLAYERS[name][-1]
+        )
+        game = dataclasses.replace(game, game=name, variant=variant, players=players)
+        sim = dataclasses.replace(
+            config.simulation, games=(table_config.SimulatedGame(name, variant, players),)
+        )
+        config = dataclasses.replace(config, game=game, simulation=sim)
+    sim_changes = {
+        k: getattr(args, k) for k in ("speed", "seed") if getattr(args, k, None) is not None
+    }
+    if sim_changes:
+        config = dataclasses.replace(
+            config, simulation=dataclasses.replace(config.simulation, **sim_changes)
+        )
+    if getattr(args, "lang", None):
+        config = dataclasses.replace(
+            config, display=dataclasses.replace(config.display, language=args.lang)
+        )
+    if getattr(args, "data_dir", None):
+        config = dataclasses.replace(config, data=table_config.DataConfig(args.data_dir))
+    return table_config.validate(config)

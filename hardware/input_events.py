@@ -1,0 +1,106 @@
+"""Buttons and the dice-tray sensor as referee Events on a queue.
+
+gpiozero calls back from its own threads; these callbacks only debounce and put a
+`ButtonPressed` or `DieThrown` (with the time from `clock`) on the queue, never more.
+Debouncing is done here, on edge times, so it behaves the same with every pin factory.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+from gpiozero import Button
+
+from controller.events import ButtonPressed, DieThrown, Event
+from hardware.devices import TableDevices
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+
+
+class _Edges:
+    """Last accepted edge of one input: edges closer than `bounce_s` are contact bounce."""
+
+    def __init__(self, bounce_s: float) -> None:
+        self.bounce_s = bounce_s
+        self.last_edge = -1e9
+        self.pressed = False
+        self.held = False
+
+    def accept(self, t: float) -> bool:
+        ok = t - self.last_edge >= self.bounce_s
+        self.last_edge = t
+        return ok
+
+
+class InputEvents:
+    """Wires every button and the dice tray of `devices` to `events` until `close`."""
+
+    def __init__(
+        self,
+        devices: TableDevices,
+        events: queue.Queue[Event],
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.devices = devices
+        self.events = events
+        self.clock = clock
+        self._lock = threading.Lock()
+        pinmap = devices.pinmap
+        self._quiet_s = pinmap.dice_quiet_s
+        self._last_shake = -1e9
+        for name, button in devices.buttons.items():
+            self._wire(button, name, None, pinmap.bounce_s, long_allowed=name == "undo")
+        for seat, button in devices.done_buttons.items():
+            self._wire(button, "done", seat, pinmap.bounce_s, long_allowed=False)
+        devices.dice_tray.when_activated = self._shake
+
+    def _wire(
+        self, button: Button, name: str, seat: int | None, bounce_s: float, long_allowed: bool
+    ) -> None:
+        edges = _Edges(bounce_s)
+
+        def pressed() -> None:
+            with self._lock:
+                t = self.clock()
+                edges.pressed = edges.accept(t)
+                edges.held = False
+                if edges.pressed and not long_allowed:
+                    self.events.put(ButtonPressed(name, seat, False, t))
+
+        def held() -> None:
+            with self._lock:
+                if edges.pressed and long_allowed:
+                    edges.held = True
+                    self.events.put(ButtonPressed(name, seat, True, self.clock()))
+
+        def released() -> None:
+            with self._lock:
+                t = self.clock()
+                edges.accept(t)
+                if edges.pressed and long_allowed and not edges.held:
+                    self.events.put(ButtonPressed(name, seat, False, t))
+                edges.pressed = False
+
+        button.when_pressed = pressed
+        button.when_held = held
+        button.when_released = released
+
+    def _shake(self) -> None:
+        with self._lock:
+            t = self.clock()
+            if t - self._last_shake >= self._quiet_s:
+                self.events.put(DieThrown(t))
+            self._last_shake = t
+
+    def close(self) -> None:
+        """Stop producing events (the devices stay open)."""
+        for button in [*self.devices.buttons.values(), *self.devices.done_buttons.values()]:
+            button.when_pressed = button.when_held = button.when_released = None
+        self.devices.dice_tray.when_activated = None
+        log.debug("input events stopped")

@@ -1,0 +1,107 @@
+"""The referee's Signals as LED patterns, buzzer sounds and display text.
+
+Patterns (docs/wiring.md): your turn = seat LED steady in the seat colour; roll again = slow
+blink; illegal move or board to correct = fast red blink; winner = pulse. The buzzer gives a short
+beep when a play is accepted and three long beeps for an illegal move. The status LED is on while
+the table runs and blinks for a notice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from controller import signals as s
+from hardware import display_text
+from hardware.devices import TableDevices
+from hardware.display_link import DisplayLink
+from hardware.seat_colours import RGB, SeatColours
+
+log = logging.getLogger(__name__)
+
+OFF: RGB = (0.0, 0.0, 0.0)
+RED: RGB = (1.0, 0.0, 0.0)
+SLOW_BLINK_S = 0.5
+FAST_BLINK_S = 0.1
+PULSE_S = 1.0
+ACCEPT_BEEP_S = 0.08
+ILLEGAL_BEEP_S = (0.3, 0.15, 3)  # on, off, count
+NOTICE_BLINK_S = (0.2, 0.2, 5)
+
+
+class SignalOutputs:
+    """Applies Signals to the table's devices; each call returns at once (gpiozero threads)."""
+
+    def __init__(
+        self,
+        devices: TableDevices,
+        seats: SeatColours,
+        display: DisplayLink | None = None,
+        lang: str = "de",
+    ) -> None:
+        self.devices = devices
+        self.seats = seats
+        self.display = display
+        self.lang = lang
+        devices.status_led.on()
+
+    def apply_all(self, signals: Iterable[s.Signal]) -> None:
+        for signal in signals:
+            self.apply(signal)
+
+    def apply(self, signal: s.Signal) -> None:
+        """Show one Signal: LEDs and buzzer first (they are the quickest), then the display."""
+        self._lights_and_sound(signal)
+        if self.display is not None:
+            lines = display_text.lines_for(signal, self.lang, self.seats)
+            if lines is not None:
+                self.display.show_lines(lines)
+
+    def _lights_and_sound(self, signal: s.Signal) -> None:
+        if isinstance(signal, s.Turn):
+            if signal.expect == s.EXPECT_ROLL_AGAIN:
+                self._only(signal.seat, "slow")
+            elif signal.expect == s.EXPECT_CORRECT:
+                self._only(signal.seat, "fast_red")
+            else:
+                self._only(signal.seat, "steady")
+        elif isinstance(signal, s.PlayAccepted):
+            self.devices.buzzer.beep(on_time=ACCEPT_BEEP_S, off_time=ACCEPT_BEEP_S, n=1)
+        elif isinstance(signal, s.Illegal):
+            self._only(signal.seat, "fast_red")
+            on, off, count = ILLEGAL_BEEP_S
+            self.devices.buzzer.beep(on_time=on, off_time=off, n=count)
+        elif isinstance(signal, s.BoardDiffers):
+            self._only(signal.seat, "fast_red")
+        elif isinstance(signal, s.Reroll | s.ThreeTries | s.ExtraRoll):
+            self._only(signal.seat, "slow")
+        elif isinstance(signal, s.GameOver):
+            self._only(signal.order[0] if signal.order else None, "pulse")
+        elif isinstance(signal, s.Notice):
+            on, off, count = NOTICE_BLINK_S
+            self.devices.status_led.blink(on_time=on, off_time=off, n=count)
+
+    def _only(self, seat: int | None, pattern: str) -> None:
+        """Light `seat` with `pattern` and switch every other seat LED off."""
+        for index, led in enumerate(self.devices.seat_leds):
+            if index != seat:
+                led.off()
+                continue
+            colour = self.seats.led(index)
+            if pattern == "steady":
+                led.color = colour
+            elif pattern == "slow":
+                led.blink(on_time=SLOW_BLINK_S, off_time=SLOW_BLINK_S, on_color=colour)
+            elif pattern == "fast_red":
+                led.blink(on_time=FAST_BLINK_S, off_time=FAST_BLINK_S, on_color=RED)
+            else:
+                led.pulse(fade_in_time=PULSE_S, fade_out_time=PULSE_S, on_color=colour)
+        if seat is not None and not 0 <= seat < len(self.devices.seat_leds):
+            log.warning("signal for seat %d, table has %d seats", seat, len(self.devices.seat_leds))
+
+    def close(self) -> None:
+        """Everything dark and silent (the devices themselves are closed by their owner)."""
+        for led in self.devices.seat_leds:
+            led.off()
+        self.devices.buzzer.off()
+        self.devices.status_led.off()

@@ -23,11 +23,12 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from controller import table_log
+from controller.events import NewGame
 from controller.signals import Signal
 from controller.table_log import LogEvent
 
@@ -52,7 +53,9 @@ class SessionRecorder:
     n-th frame is written, but every event and every signal is.
     """
 
-    def __init__(self, folder: Path | str, every_nth: int = 1, meta: dict[str, Any] | None = None):
+    def __init__(
+        self, folder: Path | str, every_nth: int = 1, meta: dict[str, Any] | None = None
+    ) -> None:
         if every_nth < 1:
             raise ValueError(f"every_nth must be at least 1, not {every_nth}")
         self.folder = Path(folder)
@@ -62,6 +65,7 @@ class SessionRecorder:
         self.every_nth = every_nth
         self.frames_seen = 0
         self.frames_written = 0
+        self._game_started = False
         info = {"format": FORMAT_VERSION, "every_nth": every_nth, **(meta or {})}
         (self.folder / META).write_text(json.dumps(info, indent=2) + "\n", "utf-8")
         self._log = (self.folder / LOG).open("a", encoding="utf-8")
@@ -70,7 +74,8 @@ class SessionRecorder:
         import cv2
 
         self.frames_seen += 1
-        if (self.frames_seen - 1) % self.every_nth:
+        first_of_game, self._game_started = self._game_started, False
+        if (self.frames_seen - 1) % self.every_nth and not first_of_game:
             return
         self.frames_written += 1
         name = f"{FRAMES}/{self.frames_written:06d}.png"
@@ -79,6 +84,8 @@ class SessionRecorder:
         self._write({"frame": name, "t": t})
 
     def on_event(self, event: LogEvent, source: str) -> None:
+        if isinstance(event, NewGame):
+            self._game_started = True  # a replay calibrates from the game's first frame
         self._write({"event": table_log.event_to_json(event), "source": source})
 
     def on_signals(self, signals: list[Signal], origin: str) -> None:
@@ -214,3 +221,54 @@ def compare_signals(
             rep = replayed[b0 + k] if b0 + k < b1 else None
             out.append(SignalDifference(min(a0 + k, a1), rec, rep))
     return out
+
+
+class Replayable(Protocol):
+    """What a replay drives: the table's deterministic pipeline (`table_app.TablePipeline`)."""
+
+    def feed_frame(self, t: float, image: np.ndarray) -> list[Signal]: ...
+
+    def handle(self, event: LogEvent, source: str = "input") -> list[Signal]: ...
+
+
+@dataclass
+class ReplayResult:
+    """The recorded and the replayed referee signals, and where they differ."""
+
+    frames: int
+    events: int
+    recorded: list[dict[str, Any]]
+    replayed: list[dict[str, Any]]
+    differences: list[SignalDifference]
+
+
+def replay(folder: Path | str, pipeline: Replayable) -> ReplayResult:
+    """Re-run a recording through `pipeline` and compare the referee's signals.
+
+    Frames go through vision again (their vision events are regenerated, the recorded ones are
+    only read); every other recorded event (buttons, sensors, new games, electronic rolls) is fed
+    again at its place.
+    """
+    import cv2
+
+    recorded: list[dict[str, Any]] = []
+    replayed: list[dict[str, Any]] = []
+    frames = events = 0
+    for item in read_items(folder):
+        if isinstance(item, RecordedSignals):
+            if item.origin == "referee":
+                recorded += item.signals
+            continue
+        if isinstance(item, RecordedFrame):
+            image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise RecordingError(f"{item.path}: not a readable image")
+            frames += 1
+            signals = pipeline.feed_frame(item.t, image)
+        elif item.source == "vision":
+            continue
+        else:
+            events += 1
+            signals = pipeline.handle(item.event, item.source)
+        replayed += [s.to_json() for s in signals]
+    return ReplayResult(frames, events, recorded, replayed, compare_signals(recorded, replayed))

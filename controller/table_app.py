@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -663,3 +664,66 @@ def config_from_args(args: argparse.Namespace) -> table_config.Config:
     if getattr(args, "data_dir", None):
         config = dataclasses.replace(config, data=table_config.DataConfig(args.data_dir))
     return table_config.validate(config)
+
+
+class GameVision:
+    """The vision pipeline for whichever game is on the table (one calibration per game).
+
+    `calibration_for(event, first_image)` gives the game's calibration: on the table it loads
+    the file `spieltisch calibrate` wrote; on the simulated table (and in a replay of it) it
+    calibrates from the first frame of the game, which shows the starting position, exactly as a
+    person calibrates a real table.
+    """
+
+    def __init__(
+        self,
+        settle_s: float,
+        calibration_for: Callable[[NewGame, np.ndarray], Any],
+    ) -> None:
+        self.settle_s = settle_s
+        self.calibration_for = calibration_for
+        self.event: NewGame | None = None
+        self.reader: Any = None
+        self.stabilizer: Any = None
+
+    def start_game(self, event: NewGame) -> None:
+        from vision.stabilizer import Stabilizer
+
+        self.event = event
+        self.reader = None
+        self.stabilizer = Stabilizer(settle_time=self.settle_s)
+
+    def observe(self, image: np.ndarray, t: float) -> tuple[Any, Any | None]:
+        if self.event is None:
+            raise RuntimeError("no game started: vision does not know which board to read")
+        if self.reader is None:
+            from vision.frame_reader import FrameReader
+
+            calibration = self.calibration_for(self.event, image)
+            self.reader = FrameReader(calibration, players=self.event.players)
+        observation = self.reader.read(image)
+        return observation, self.stabilizer.feed(observation, t)
+
+
+def calibrate_from_frame(event: NewGame, image: np.ndarray) -> Any:
+    """Calibrate from a frame of the starting position (the simulated table, its replays)."""
+    from vision.calibration import calibrate
+
+    return calibrate(image, event.game, players=event.players)
+
+
+def calibration_files(config: table_config.Config) -> Callable[[NewGame, np.ndarray], Any]:
+    """The calibration `spieltisch calibrate` saved for each game (the real table)."""
+    from vision.calibration import Calibration
+
+    def load(event: NewGame, image: np.ndarray) -> Any:
+        return Calibration.load(calibration_path(config, event.game))
+
+    return load
+
+
+def calibration_path(config: table_config.Config, game: str) -> Path:
+    """Where the table looks for a game's calibration file."""
+    if config.camera.calibration:
+        return Path(config.camera.calibration).expanduser()
+    return config.data.path() / f"calibration-{game}.json"

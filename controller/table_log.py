@@ -101,9 +101,9 @@ def event_to_json(event: LogEvent) -> dict[str, Any]:
                 out["options"] = dict(event.options)
         case DiceObserved():
             out = {"type": "dice", "values": list(event.values)}
-            if any(event.cocked):
+            if event.cocked:
                 out["cocked"] = list(event.cocked)
-            if any(event.outside):
+            if event.outside:
                 out["outside"] = list(event.outside)
         case BoardObserved(board=BackgammonBoard() as b):
             out = {

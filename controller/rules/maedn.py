@@ -147,6 +147,11 @@ class Move(NamedTuple):
     dst: int
     captured: int | None = None
 
+    def notation(self) -> str:
+        """ "from/to" in the mover's counting, the house written as H ("H/0" brings a piece out)."""
+        src = "H" if self.src == HOUSE else str(self.src)
+        return f"{src}/{self.dst}" + ("*" if self.captured is not None else "")
+
 
 class IllegalMove(RulesError):
     """`Position.after` was given a move the rules forbid; `reason` says why."""
@@ -522,6 +527,10 @@ class Position:
         """
         _check_die(die)
         if isinstance(after, Position):
+            if after.players != self.players:
+                raise InvalidPosition(
+                    f"observed position has {after.players} players, this game {self.players}"
+                )
             seen = after.pieces
         else:
             seen = _validate_pieces(after.pieces, self.players, self.options, self.opposite)

@@ -5,6 +5,7 @@ Shared by the property tests, the OpenSpiel differential test and bench/bench_ru
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -74,19 +75,22 @@ def openspiel_game(players: int, opposite: bool = True) -> Any:
     return pyspiel.load_game("maedn", {"players": players, "twoPlayersOpposite": opposite})
 
 
-def openspiel_states(game: Any, rng: random.Random, count: int) -> list[Any]:
-    """`count` decision states (a die rolled, a player to move) from random OpenSpiel games."""
-    states = []
+def iter_openspiel_states(game: Any, rng: random.Random) -> Iterator[Any]:
+    """Decision states (a die rolled, a player to move) from endless random OpenSpiel games."""
     state = game.new_initial_state()
-    while len(states) < count:
+    while True:
         if state.is_terminal():
             state = game.new_initial_state()
         elif state.is_chance_node():
             state.apply_action(rng.randrange(6))
         else:
-            states.append(state.clone())
+            yield state.clone()
             state.apply_action(rng.choice(state.legal_actions()))
-    return states
+
+
+def openspiel_states(game: Any, rng: random.Random, count: int) -> list[Any]:
+    """`count` decision states from random OpenSpiel games."""
+    return list(itertools.islice(iter_openspiel_states(game, rng), count))
 
 
 def openspiel_pieces(state: Any, players: int, opposite: bool = True) -> list[list[int]]:

@@ -7,6 +7,7 @@ first disagreement is printed as a batch-input line and as Python that rebuilds 
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 
@@ -88,7 +89,7 @@ def test_openspiel_two_players_side_by_side_agrees() -> None:
 def _find_state(players: int, wanted: object) -> tuple[object, maedn.Position, int]:
     """The first random OpenSpiel decision state whose converted position satisfies `wanted`."""
     game = ms.openspiel_game(players)
-    for state in ms.openspiel_states(game, random.Random(11), 20000):
+    for state in itertools.islice(ms.iter_openspiel_states(game, random.Random(11)), 20000):
         pos, die = _our_position(state, players, True)
         if wanted(pos, die):
             return state, pos, die

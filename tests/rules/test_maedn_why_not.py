@@ -182,3 +182,19 @@ def test_start_offsets_put_two_players_opposite() -> None:
     assert maedn.start_offset(1, 2, opposite=False) == 10
     with pytest.raises(InvalidPosition, match="seat 4 out of range"):
         maedn.start_offset(4, 4)
+
+
+def test_seat_numbers_out_of_range_raise_invalid_position() -> None:
+    p = pos([[-1, -1, -1, 12], E])
+    with pytest.raises(InvalidPosition, match="seat 2 out of range"):
+        p.why_not(maedn.Move(2, 12, 14), 2)
+    with pytest.raises(InvalidPosition, match="3 players, this game 2"):
+        p.judge(maedn.Position.initial(3, HOFER), 2)
+    with pytest.raises(InvalidPosition, match="seat -1"):
+        maedn.starting_seat({-1: 6, 0: 3}, HOFER)
+
+
+def test_move_notation_writes_the_house_as_h_and_marks_captures() -> None:
+    p = pos([[-1, -1, -1, 12], [-1, -1, -1, 35]])  # seat 1's 35 = track field 15
+    assert [m.notation() for m in p.legal_moves(3)] == ["12/15*"]
+    assert [m.notation() for m in p.legal_moves(6)] == ["H/0"]

@@ -15,9 +15,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from controller.config import SimulatedGame
 from controller.events import (
@@ -45,6 +43,9 @@ from controller.signals import (
     Turn,
 )
 
+if TYPE_CHECKING:
+    import numpy as np
+
 log = logging.getLogger(__name__)
 
 
@@ -66,7 +67,7 @@ class Scene:
     hand: bool = False
 
 
-Renderer = Callable[[Scene], np.ndarray]
+Renderer = Callable[[Scene], "np.ndarray"]
 
 
 class CameraLost(RuntimeError):
@@ -421,3 +422,35 @@ class SimulatedTable:
             self._plan += [_Show(bots.scene(), 2), _Show(bots.scene(hand=True), 3)]
         self._plan.append(_Show(bots.scene(), self.settle_frames))
         self._plan.append(_Press(ButtonPressed("done", seat=seat)))
+
+
+class SceneRenderer:
+    """Draws a Scene as the table's camera would see it (`vision.renderer`), one camera mount
+    per game, so every frame of a game comes from the same place as on a real table."""
+
+    def __init__(self, width: int = 1280, height: int = 720, seed: int = 1) -> None:
+        from vision.geometry import load_geometry
+
+        self.size = (width, height)
+        self.seed = seed
+        self.geometry = load_geometry()
+        self._cameras: dict[str, Any] = {}
+
+    def __call__(self, scene: Scene) -> np.ndarray:
+        import numpy as np
+
+        from vision import renderer
+
+        game = "backgammon" if isinstance(scene.board, BackgammonBoard) else "maedn"
+        camera = self._cameras.get(game)
+        if camera is None:
+            rng = np.random.default_rng([self.seed, len(game)])
+            camera = renderer.Camera.random(rng, self.geometry.board_size(game), self.size)
+            self._cameras[game] = camera
+        drawn = renderer.Scene(
+            board=scene.board, dice=scene.dice, cocked=scene.cocked, hand=scene.hand
+        )
+        frame = renderer.render(
+            drawn, seed=self.seed, camera=camera, geometry=self.geometry, size=self.size
+        )
+        return frame.image

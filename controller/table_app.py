@@ -17,17 +17,18 @@ ignored), and a power cut (the journal is replayed at the next start and the dis
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import queue
 import random
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller import config as table_config
 from controller.events import (
@@ -42,9 +43,12 @@ from controller.events import (
     NewGame,
     ViewBlocked,
 )
-from controller.frame_source import CameraFrames, Frame, SimulatedTable
+from controller.frame_source import CameraFrames, Frame, SceneRenderer, SimulatedTable
 from controller.rules.reasons import Reason, reason
 from controller.signals import EXPECT_CORRECT, BoardDiffers, GameOver, Illegal, Notice, Signal, Turn
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -364,6 +368,9 @@ class TableApp:
         self.stop = threading.Event()
         self._failed_sinks: set[int] = set()
         self._held_done: ButtonPressed | None = None
+        self.outputs: TableOutputs | None = None  # set by build_app, for tests and the view
+        self.devices: Any = None
+        self.display: Any = None
 
     def show(self, signals: list[Signal]) -> None:
         """Hand signals to every sink; a sink that fails (unplugged) never stops the table."""
@@ -606,8 +613,8 @@ class TerminalView:
             self.redraw()
 
 
-def add_play_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of `spieltisch play` (also used by `spieltisch record`)."""
+def add_play_arguments(parser: argparse.ArgumentParser, recording: bool = True) -> None:
+    """The options of `spieltisch play`; `spieltisch record` takes them without --record."""
     parser.add_argument(
         "--config",
         metavar="FILE",
@@ -620,10 +627,11 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="seed of the simulated players")
     parser.add_argument("--lang", choices=table_config.LANGUAGES, help="language at the table")
     parser.add_argument("--data-dir", metavar="DIR", help="journal and calibration folder")
-    parser.add_argument("--record", metavar="FOLDER", help="record the session into FOLDER")
-    parser.add_argument(
-        "--record-every", type=int, default=1, metavar="N", help="record every N-th frame"
-    )
+    if recording:
+        parser.add_argument("--record", metavar="FOLDER", help="record the session into FOLDER")
+        parser.add_argument(
+            "--record-every", type=int, default=1, metavar="N", help="record every N-th frame"
+        )
 
 
 def config_from_args(args: argparse.Namespace) -> table_config.Config:
@@ -727,3 +735,305 @@ def calibration_path(config: table_config.Config, game: str) -> Path:
     if config.camera.calibration:
         return Path(config.camera.calibration).expanduser()
     return config.data.path() / f"calibration-{game}.json"
+
+
+class TableOutputs:
+    """Seat LEDs, buzzer, status LED and display board through `hardware.signal_outputs`.
+
+    Listens for new games so that the seat colours follow the game on the table.
+    """
+
+    def __init__(self, config: table_config.Config, devices: Any, display: Any | None) -> None:
+        self.config = config
+        self.devices = devices
+        self.display = display
+        self.outputs = self._outputs(config.game.game)
+
+    def _outputs(self, game: str) -> Any:
+        from hardware.seat_colours import SeatColours
+        from hardware.signal_outputs import SignalOutputs
+
+        seats = SeatColours.for_game(game, self.config.seats.colours(game))
+        return SignalOutputs(self.devices, seats, self.display, lang=self.config.language)
+
+    def on_frame(self, t: float, image: np.ndarray) -> None:
+        return None
+
+    def on_event(self, event: Event, source: str) -> None:
+        if isinstance(event, NewGame):
+            self.outputs = self._outputs(event.game)
+
+    def on_signals(self, signals: list[Signal], origin: str) -> None:
+        return None
+
+    def show(self, signals: list[Signal]) -> None:
+        self.outputs.apply_all(signals)
+
+    def led_states(self) -> list[str]:
+        """Each seat LED as the terminal shows it: seat number, colour value, lit or dark."""
+        out = []
+        for seat, led in enumerate(self.devices.seat_leds):
+            r, g, b = (round(v, 1) for v in led.value)
+            out.append(f"{seat}:{'on ' if led.is_lit else 'off'}({r:.1f},{g:.1f},{b:.1f})")
+        return out
+
+    def close(self) -> None:
+        self.outputs.close()
+
+    def __repr__(self) -> str:
+        return "seat LEDs, buzzer and display"
+
+
+class EmulatedDisplayBoard:
+    """The display board's firmware logic on a pseudo-terminal (`hardware.board_emulator`).
+
+    Runs as its own process, like the real board on its own microcontroller; `port` is the
+    pseudo-terminal the link opens, `screen()` reads the emulated 20×4 screen back.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        import subprocess
+        import sys
+
+        self.port = folder / "board"
+        self.dump = folder / "board.json"
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "hardware.board_emulator",
+                "--port",
+                str(self.port),
+                "--dump",
+                str(self.dump),
+            ],
+            stdin=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10.0
+        while not self.port.exists():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError("the display board emulator did not start")
+            time.sleep(0.02)
+
+    def screen(self) -> tuple[str, ...]:
+        from hardware.board_emulator import read_dump
+
+        state = read_dump(self.dump) or {}
+        lines = state.get("lines") or ()
+        return tuple(str(line) for line in lines)  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except Exception:  # it would not stop: make sure it does
+                self.process.kill()
+                self.process.wait()
+
+
+def pin_factory(name: str) -> Any:
+    """The gpiozero pin factory the configuration names (None = gpiozero's own choice)."""
+    if name == "mock":
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+        return MockFactory(pin_class=MockPWMPin)
+    if name == "lgpio":
+        from gpiozero.pins.lgpio import LGPIOFactory
+
+        return LGPIOFactory()
+    return None
+
+
+def build_app(
+    config: table_config.Config,
+    stack: contextlib.ExitStack,
+    *,
+    record: str | Path | None = None,
+    record_every: int = 1,
+    stream: Any = None,
+    live: bool | None = None,
+    factory: Any = None,
+) -> TableApp:
+    """Make every part of the table the configuration names; `stack` closes them in order.
+
+    `factory` replaces the configured gpiozero pin factory (tests pass their MockFactory).
+    """
+    from controller.journal import Journal
+    from controller.referee import Referee
+    from hardware.devices import TableDevices
+    from hardware.display_link import DisplayLink
+    from hardware.pinmap import load_pinmap
+
+    referee = Referee()
+    if config.simulated:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="spieltisch-")))
+        journal = stack.enter_context(Journal.open(folder))
+    else:
+        folder = config.data.path()
+        journal = stack.enter_context(Journal.open(folder))
+        if journal.damaged is not None:
+            log.error("%s", journal.damaged)
+    pins = factory if factory is not None else pin_factory(config.pins.factory)
+    devices = stack.enter_context(TableDevices(load_pinmap(config.pins.map or None), pins))
+    display = None
+    screen: Callable[[], Sequence[str]] | None = None
+    if config.display.port != "none":
+        port = config.display.port
+        if port == "simulated":
+            board = EmulatedDisplayBoard(folder)
+            stack.callback(board.close)
+            port, screen = str(board.port), board.screen
+        display = DisplayLink(port, baudrate=config.display.baudrate)
+        display.start()
+        stack.callback(display.close)
+        screen = screen or display.screen
+    outputs = TableOutputs(config, devices, display)
+    listeners: list[Any] = [outputs]
+    sinks: list[Any] = [outputs]
+    if stream is not None:
+        view = TerminalView(
+            stream,
+            config.language,
+            colours=config.seats.colours(config.game.game),
+            leds=outputs.led_states,
+            display=screen,
+            live=live,
+        )
+        listeners.append(view)
+        sinks.append(view)
+    if record is not None:
+        from controller.session_recorder import SessionRecorder
+
+        meta = {"game": str(config.simulation.games[0]) if config.simulated else
+                f"{config.game.game}/{config.game.variant}/{config.game.players}",
+                "simulated": config.simulated, "settle_ms": config.camera.settle_ms,
+                "config": config.source}
+        recorder = stack.enter_context(SessionRecorder(record, record_every, meta))
+        if not config.simulated:
+            for game in table_config.GAMES:
+                source_file = calibration_path(config, game)
+                if source_file.exists():
+                    shutil.copy(source_file, Path(record) / f"calibration-{game}.json")
+        listeners.append(recorder)
+    settle_s = config.camera.settle_ms / 1000.0
+    calibration = calibrate_from_frame if config.simulated else calibration_files(config)
+    vision = GameVision(settle_s, calibration)
+    die = random.Random(config.simulation.seed) if config.simulated else random.SystemRandom()
+    pipeline = TablePipeline(
+        referee,
+        vision,
+        journal,
+        listeners,
+        electronic_die=lambda: die.randint(1, 6),
+    )
+    inputs: queue.Queue[Event] = queue.Queue()
+    if config.simulated:
+        sim = config.simulation
+        table = SimulatedTable(
+            sim.games,
+            SceneRenderer(sim.width, sim.height, sim.seed),
+            fps=config.camera.fps,
+            settle_s=settle_s,
+            seed=sim.seed,
+            illegal_rate=sim.illegal_rate,
+            hand_rate=sim.hand_rate,
+            cocked_rate=sim.cocked_rate,
+            max_turns=sim.max_turns,
+            speed=sim.speed,
+        )
+        app = TableApp(config, pipeline, sinks, inputs, simulation=table, journal=journal)
+    else:
+        from hardware.input_events import InputEvents
+
+        buttons = InputEvents(devices, inputs, clock=time.time)
+        stack.callback(buttons.close)
+        camera = CameraFrames(camera_opener(config))
+        stack.callback(camera.close)
+        app = TableApp(config, pipeline, sinks, inputs, camera=camera, journal=journal)
+    app.outputs = outputs
+    app.devices = devices
+    app.display = display
+    return app
+
+
+def camera_opener(config: table_config.Config) -> Callable[[], Any]:
+    """Opens the configured camera (`hardware.camera`); raises when none answers."""
+    cam = config.camera
+
+    def open_camera() -> Any:
+        from hardware import camera
+
+        return camera.open_camera(cam.source, device=cam.device, width=cam.width, height=cam.height)
+
+    return open_camera
+
+
+def run_play(args_or_config: argparse.Namespace | table_config.Config) -> int:
+    """`spieltisch play`: run the table the configuration describes until it ends or is stopped.
+
+    The simulated table (the default configuration) ends after its games with exit status 0,
+    or 1 when a game got stuck; the real table runs until SIGTERM/SIGINT.
+    """
+    import signal as os_signal
+    import sys
+
+    args = args_or_config if isinstance(args_or_config, argparse.Namespace) else None
+    try:
+        config = config_from_args(args) if args is not None else args_or_config
+    except table_config.ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    assert isinstance(config, table_config.Config)
+    logging.basicConfig(
+        level=logging.WARNING if config.simulated else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    record = getattr(args, "record", None)
+    every = getattr(args, "record_every", 1) or 1
+    with contextlib.ExitStack() as stack:
+        app = build_app(config, stack, record=record, record_every=every, stream=sys.stdout)
+        previous = {
+            sig: os_signal.signal(sig, lambda *_: app.stop.set())
+            for sig in (os_signal.SIGTERM, os_signal.SIGINT)
+        }
+        try:
+            status = app.run()
+        finally:
+            for sig, handler in previous.items():
+                os_signal.signal(sig, handler)
+        if app.simulation is not None:
+            print(simulation_summary(app.simulation.stats))
+    return status
+
+
+def simulation_summary(stats: Any) -> str:
+    """The end-of-run lines of the simulated table."""
+    lines = [
+        f"games {stats.games}: finished {stats.finished}, stuck {stats.lost}",
+        f"plays accepted {stats.plays}, frames {stats.frames}, hands {stats.hands}, "
+        f"cocked dice {stats.cocked}",
+        f"illegal plays injected {stats.illegal_injected}: flagged {stats.illegal_flagged}, "
+        f"missed {stats.illegal_missed}; legal plays flagged {stats.legal_flagged}",
+    ]
+    lines += [f"stuck: {why}" for why in stats.lost_games]
+    return "\n".join(lines)
+
+
+def replay_pipeline(folder: str | Path) -> TablePipeline:
+    """A pipeline like the recorded table's: same settle time and calibration, no devices."""
+    from controller.referee import Referee
+    from controller.session_recorder import read_meta
+
+    meta = read_meta(folder)
+    settle_s = float(meta.get("settle_ms", 300)) / 1000.0
+    if meta.get("simulated", True):
+        calibration: Callable[[NewGame, np.ndarray], Any] = calibrate_from_frame
+    else:
+        from vision.calibration import Calibration
+
+        def calibration(event: NewGame, image: np.ndarray) -> Any:
+            return Calibration.load(Path(folder) / f"calibration-{event.game}.json")
+
+    return TablePipeline(Referee(), GameVision(settle_s, calibration))

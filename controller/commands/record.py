@@ -1,0 +1,39 @@
+"""`spieltisch record FOLDER`: play (the table or the simulation) and record the session."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "record",
+        help="play and record every frame, event and signal into a folder",
+        description="Run `spieltisch play` and write every camera frame (or every n-th), every "
+        "event and every signal of the session to FOLDER, for `spieltisch replay`.",
+    )
+    parser.add_argument("folder", metavar="FOLDER", help="new folder for the recording")
+    parser.add_argument("--every", type=int, default=1, metavar="N", help="keep every N-th frame")
+    from controller.table_app import add_play_arguments
+
+    add_play_arguments(parser, recording=False)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+    from pathlib import Path
+
+    from controller.session_recorder import LOG
+    from controller.table_app import run_play
+
+    if args.every < 1:
+        print(f"error: --every must be at least 1, not {args.every}", file=sys.stderr)
+        return 2
+    if (Path(args.folder) / LOG).exists():
+        print(f"error: {args.folder} already holds a recording; choose a new folder",
+              file=sys.stderr)
+        return 2
+    args.record = args.folder
+    args.record_every = args.every
+    return run_play(args)

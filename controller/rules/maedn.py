@@ -294,6 +294,13 @@ class Position:
         needed = self.players - 1 if self.options.play_on else 1
         return len(self.finished) >= needed
 
+    def places(self) -> tuple[int, ...]:
+        """Seats from first place down: the finishing order, then (once over) the rest in seat
+        order, since the game stops before they could finish."""
+        if not self.is_over():
+            return self.finished
+        return self.finished + tuple(s for s in range(self.players) if s not in self.finished)
+
     def tries_allowed(self) -> int:
         """3 when three tries apply to the seat on turn (nothing on the track, goal packed)."""
         if not self.options.three_tries:

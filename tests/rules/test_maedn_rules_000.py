@@ -189,6 +189,7 @@ def test_000_finished_seats_are_skipped_and_the_game_ends_with_one_seat_left() -
     last = third.after(1, maedn.Move(3, 39, 40))
     assert last.finished == (0, 1, 3)
     assert last.is_over()
+    assert last.places() == (0, 1, 3, 2)
     assert last.legal_moves(6) == []
 
 

@@ -148,7 +148,7 @@ class Move(NamedTuple):
     captured: int | None = None
 
     def notation(self) -> str:
-        """ "from/to" in the mover's counting, the house written as H ("H/0" brings a piece out)."""
+        """The move as from/to in the mover's counting: house is H ("H/0"), * marks a capture."""
         src = "H" if self.src == HOUSE else str(self.src)
         return f"{src}/{self.dst}" + ("*" if self.captured is not None else "")
 

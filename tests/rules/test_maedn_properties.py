@@ -97,7 +97,7 @@ def test_judge_rejects_a_piece_moved_by_the_wrong_distance(
     legal_dst = {m.dst for m in pos.legal_moves(die) if m.src == src}
     occupied = {f for seat in range(pos.players) for f in _track(pos, seat)}
     for dst in range(src + 1, 40):
-        if dst in legal_dst or (dst + pos.offset(pos.turn)) % 40 in occupied:
+        if dst in legal_dst or pos.track_field(pos.turn, dst) in occupied:
             continue
         pieces = [list(p) for p in pos.pieces]
         pieces[pos.turn][pieces[pos.turn].index(src)] = dst
@@ -109,7 +109,7 @@ def test_judge_rejects_a_piece_moved_by_the_wrong_distance(
 
 
 def _track(pos: maedn.Position, seat: int) -> set[int]:
-    return {(p + pos.offset(seat)) % 40 for p in pos.pieces[seat] if 0 <= p < 40}
+    return {pos.track_field(seat, p) for p in pos.pieces[seat] if 0 <= p < 40}
 
 
 @settings(max_examples=60, deadline=None)

@@ -180,6 +180,8 @@ def test_start_offsets_put_two_players_opposite() -> None:
     assert [maedn.start_offset(s, 3) for s in range(3)] == [0, 10, 20]
     assert [maedn.start_offset(s, 2) for s in range(2)] == [0, 20]
     assert maedn.start_offset(1, 2, opposite=False) == 10
+    two = maedn.Position.initial(2, HOFER)
+    assert (two.track_field(1, 25), two.track_field(1, 0), two.track_field(0, 41)) == (5, 20, None)
     with pytest.raises(InvalidPosition, match="seat 4 out of range"):
         maedn.start_offset(4, 4)
 

@@ -3,7 +3,7 @@
 Patterns (docs/wiring.md): your turn = seat LED steady in the seat colour; roll again = slow
 blink; illegal move or board to correct = fast red blink; winner = pulse. The buzzer gives a short
 beep when a play is accepted and three long beeps for an illegal move. The status LED is on while
-the table runs and blinks for a notice.
+the table runs and blinks while a notice is waiting (until the next turn).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ FAST_BLINK_S = 0.1
 PULSE_S = 1.0
 ACCEPT_BEEP_S = 0.08
 ILLEGAL_BEEP_S = (0.3, 0.15, 3)  # on, off, count
-NOTICE_BLINK_S = (0.2, 0.2, 5)
+NOTICE_BLINK_S = 0.2
 
 
 class SignalOutputs:
@@ -59,6 +59,7 @@ class SignalOutputs:
 
     def _lights_and_sound(self, signal: s.Signal) -> None:
         if isinstance(signal, s.Turn):
+            self.devices.status_led.on()
             if signal.expect == s.EXPECT_ROLL_AGAIN:
                 self._only(signal.seat, "slow")
             elif signal.expect == s.EXPECT_CORRECT:
@@ -78,8 +79,7 @@ class SignalOutputs:
         elif isinstance(signal, s.GameOver):
             self._only(signal.order[0] if signal.order else None, "pulse")
         elif isinstance(signal, s.Notice):
-            on, off, count = NOTICE_BLINK_S
-            self.devices.status_led.blink(on_time=on, off_time=off, n=count)
+            self.devices.status_led.blink(on_time=NOTICE_BLINK_S, off_time=NOTICE_BLINK_S)
 
     def _only(self, seat: int | None, pattern: str) -> None:
         """Light `seat` with `pattern` and switch every other seat LED off."""

@@ -160,8 +160,8 @@ class BackgammonGeometry:
         out.append(Lane("bar_black", (bar_cx, self.height / 2 + gap), (0.0, 1.0),
                         self.bar_width, d, self.stack_length, True, "bar"))
         tray_cx = self.tray_x + self.tray_width / 2
-        wx0, wy0, wx1, wy1 = self.tray_rect("white")
-        bx0, by0, bx1, by1 = self.tray_rect("black")
+        _, wy0, _, wy1 = self.tray_rect("white")
+        _, by0, _, by1 = self.tray_rect("black")
         out.append(Lane("off_white", (tray_cx, wy1), (0.0, -1.0), self.tray_width,
                         self.checker_thickness, wy1 - wy0, False, "tray"))
         out.append(Lane("off_black", (tray_cx, by0), (0.0, 1.0), self.tray_width,
@@ -221,9 +221,10 @@ class MaednGeometry:
     def fields(self) -> tuple[tuple[str, Point, str], ...]:
         """Every field as (name, centre, empty look): t0..t39, g<colour><i>, h<colour><i>.
 
-        The empty look is "track", or "tint<colour>" for goal and house fields.
+        The empty look is "track", or "tint<colour>" for goal, house and start fields.
         """
-        out = [(f"t{i}", p, "track") for i, p in enumerate(self.track())]
+        out = [(f"t{i}", p, "track" if i % 10 else f"tint{i // 10}")
+               for i, p in enumerate(self.track())]
         for colour in range(4):
             out += [(f"g{colour}{i}", p, f"tint{colour}") for i, p in enumerate(self.goal(colour))]
         for colour in range(4):

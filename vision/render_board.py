@@ -25,7 +25,7 @@ TABLE: BGR = (125, 168, 200)
 FRAME: BGR = (38, 72, 118)
 FELT: BGR = (45, 85, 35)
 POINT_COLOURS: tuple[BGR, BGR] = ((165, 205, 225), (40, 45, 165))
-TRAY: BGR = (48, 58, 70)
+TRAY: BGR = (80, 120, 70)
 CHECKERS: dict[str, BGR] = {"white": (222, 230, 234), "black": (40, 42, 52)}
 CHECKER_RIMS: dict[str, BGR] = {"white": (140, 150, 158), "black": (105, 108, 118)}
 MAEDN_BACKGROUND: BGR = (170, 214, 232)
@@ -128,7 +128,7 @@ def backgammon_base(geo: BackgammonGeometry, markers: MarkerGeometry | None) -> 
     """The empty backgammon board (cached; callers must copy before drawing)."""
     sheet = Sheet(geo.width, geo.height)
     img = _base(sheet, FRAME, markers)
-    x0, y0, x1, y1 = geo.inner_rect
+    _, y0, _, y1 = geo.inner_rect
     for left in (geo.left_x, geo.right_x):
         cv2.rectangle(img, sheet.px(left, y0), sheet.px(left + 6 * geo.point_width, y1), FELT, -1)
     for point in range(1, 25):
@@ -154,10 +154,8 @@ def maedn_base(geo: MaednGeometry, markers: MarkerGeometry | None) -> np.ndarray
     for i in range(40):
         cv2.line(img, sheet.px(*track[i]), sheet.px(*track[(i + 1) % 40]), (60, 60, 60), line)
     radius = sheet.mm(geo.field_diameter / 2)
-    for name, centre, look in geo.fields():
+    for _name, centre, look in geo.fields():
         colour = TRACK_FIELD if look == "track" else TINTS[int(look[-1])]
-        if name.startswith("t") and int(name[1:]) % 10 == 0:
-            colour = TINTS[int(name[1:]) // 10]  # a start field wears its colour
         cv2.circle(img, sheet.px(*centre), radius, colour, -1, cv2.LINE_AA)
         cv2.circle(img, sheet.px(*centre), radius, (40, 40, 40), sheet.mm(1.2), cv2.LINE_AA)
     img.flags.writeable = False
@@ -183,8 +181,6 @@ def draw_checkers(img: np.ndarray, sheet: Sheet, lane: Lane, count: int, colour:
             shade = _shade(body, rng.uniform(0.94, 1.04))
             cv2.circle(img, centre, sheet.mm(r), shade, -1, cv2.LINE_AA)
             cv2.circle(img, centre, sheet.mm(r - 0.8), rim, sheet.mm(1.6), cv2.LINE_AA)
-            cv2.circle(img, centre, sheet.mm(r * 0.62), _shade(shade, 0.9), sheet.mm(1.0),
-                       cv2.LINE_AA)
         return
     half = 15.0
     for off in lane.offsets(count):

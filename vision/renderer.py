@@ -265,7 +265,7 @@ def _draw_arm(image: np.ndarray, camera: Camera, width: float, height: float,
 
 
 def _pt(p: np.ndarray | tuple[float, float]) -> tuple[int, int]:
-    return (int(round(p[0])), int(round(p[1])))
+    return (round(float(p[0])), round(float(p[1])))
 
 
 def _light(image: np.ndarray, rng: np.random.Generator, scene: Scene) -> np.ndarray:
@@ -276,7 +276,7 @@ def _light(image: np.ndarray, rng: np.random.Generator, scene: Scene) -> np.ndar
     else:
         ys, xs = np.mgrid[0:1:8j, 0:1:8j].astype(np.float32)
         gx, gy = rng.uniform(-0.12, 0.12, 2)
-        vignette = rng.uniform(0.0, 0.15)
+        vignette = rng.uniform(0.0, 0.1)
         base = rng.uniform(0.9, 1.05) * scene.light
         r2 = (xs - 0.5) ** 2 + (ys - 0.5) ** 2
         gain = base * (1 + gx * (xs - 0.5) * 2 + gy * (ys - 0.5) * 2) * (1 - vignette * r2 * 2)

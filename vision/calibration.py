@@ -1,0 +1,412 @@
+"""Calibration: find the board in the picture, learn its colours, save what was learned.
+
+The board is found from the four ArUco markers at its corners or, without markers, from its
+dark outline against the table top; either gives the homography board mm → image pixel. The
+colours of checkers, pieces and empty fields are learned from one frame of the known starting
+position, so no threshold is tuned by hand for a table or a lamp. The frame's wooden border is
+remembered too: later frames compare against it to correct uneven light and to notice a hand.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from controller.events import BackgammonBoard, MaednBoard
+from controller.rules.reasons import Reason, reason
+from vision import pieces
+from vision.geometry import (
+    BackgammonGeometry,
+    MaednGeometry,
+    TableGeometry,
+    load_geometry,
+)
+
+log = logging.getLogger(__name__)
+
+TOO_DIM = reason("vision_too_dim", "Zu wenig Licht über dem Brett",
+                 "Too little light on the board")
+PARTLY_OUTSIDE = reason("vision_partly_outside", "Brett liegt teilweise außerhalb des Bildes",
+                        "Part of the board is outside the picture")
+MARKERS_MISSING = reason("vision_markers_missing", "Nicht alle Eckmarken sichtbar",
+                         "Not all corner markers are visible")
+NO_BOARD = reason("vision_no_board", "Brett nicht gefunden", "Board not found")
+
+STANDARD_BACKGAMMON = BackgammonBoard(points=(
+    -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2))
+DIM_LEVEL = 0.22  # median board brightness (0..1) below which reading becomes unreliable
+MIN_MARKERS = 2
+FORMAT_VERSION = 1
+
+
+class CalibrationError(ValueError):
+    """Calibration is impossible from this picture or file; the message says why."""
+
+    def __init__(self, message: str, why: Reason | None = None) -> None:
+        super().__init__(message)
+        self.reason = why
+
+
+def maedn_start(players: int, geometry: MaednGeometry | None = None) -> MaednBoard:
+    """The Hofer start: every seat's four pieces in its house."""
+    (geometry or MaednGeometry()).seat_colours(players)
+    return MaednBoard(pieces=tuple((-1, -1, -1, -1) for _ in range(players)))
+
+
+@dataclass(frozen=True, slots=True)
+class BoardFix:
+    """Where the board lies in the picture: homography board mm → image pixel."""
+
+    homography: np.ndarray
+    method: str  # "markers" or "outline"
+    markers_found: tuple[int, ...]
+    warnings: tuple[Reason, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """Everything the frame reader needs for one camera position and one board."""
+
+    game: str
+    image_size: tuple[int, int]
+    homography: tuple[float, ...]  # 9 values, row by row
+    method: str
+    colours: pieces.ColourModel
+    border_values: tuple[float, ...]
+    border_chroma: tuple[tuple[float, float, float], ...]
+    piece_colours: tuple[int, ...] = ()
+    warnings: tuple[str, ...] = ()
+    geometry_file: str | None = None
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return np.array(self.homography, np.float64).reshape(3, 3)
+
+    def geometry(self) -> TableGeometry:
+        return load_geometry(self.geometry_file)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": FORMAT_VERSION, "game": self.game, "image_size": list(self.image_size),
+            "homography": list(self.homography), "method": self.method,
+            "colours": self.colours.to_json(), "border_values": list(self.border_values),
+            "border_chroma": [list(c) for c in self.border_chroma],
+            "piece_colours": list(self.piece_colours), "warnings": list(self.warnings),
+            "geometry_file": self.geometry_file,
+        }
+
+    def save(self, path: Path | str) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1), "utf-8")
+
+    @classmethod
+    def load(cls, path: Path | str) -> Calibration:
+        """Read a calibration file; a missing or wrong key is named with the file."""
+        try:
+            data = json.loads(Path(path).read_text("utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise CalibrationError(f"{path}: cannot read calibration: {exc}") from exc
+        try:
+            if data["version"] != FORMAT_VERSION:
+                raise CalibrationError(f"{path}: calibration version {data['version']!r} "
+                                       f"is not {FORMAT_VERSION}; calibrate again")
+            calib = cls(
+                game=str(data["game"]), image_size=tuple(int(v) for v in data["image_size"]),
+                homography=tuple(float(v) for v in data["homography"]),
+                method=str(data["method"]),
+                colours=pieces.ColourModel.from_json(data["colours"]),
+                border_values=tuple(float(v) for v in data["border_values"]),
+                border_chroma=tuple(tuple(float(x) for x in c) for c in data["border_chroma"]),
+                piece_colours=tuple(int(v) for v in data["piece_colours"]),
+                warnings=tuple(str(v) for v in data["warnings"]),
+                geometry_file=data["geometry_file"],
+            )
+        except KeyError as exc:
+            raise CalibrationError(f"{path}: calibration lacks key {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise CalibrationError(f"{path}: malformed calibration: {exc}") from exc
+        if calib.game not in ("backgammon", "maedn") or len(calib.homography) != 9:
+            raise CalibrationError(f"{path}: malformed calibration (game or homography)")
+        return calib
+
+
+def check_image(image: object) -> np.ndarray:
+    """Accept only a non-empty 8-bit BGR picture; say precisely what is wrong otherwise."""
+    if not isinstance(image, np.ndarray):
+        raise ValueError(f"expected a numpy image, got {type(image).__name__}")
+    if image.size == 0:
+        raise ValueError("the image is empty")
+    if image.dtype != np.uint8:
+        raise ValueError(f"expected an 8-bit image, got dtype {image.dtype}")
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"expected a colour (BGR) image of shape (h, w, 3), got {image.shape}")
+    return image
+
+
+def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = None,
+               use_markers: bool = True) -> BoardFix:
+    """Locate the board: from the ArUco markers when at least two are seen, else its outline."""
+    check_image(image)
+    geometry = geometry or load_geometry()
+    width, height = geometry.board_size(game)
+    warnings: list[Reason] = []
+    found: dict[int, np.ndarray] = _detect_markers(image) if use_markers else {}
+    if use_markers and len(found) < 4:
+        warnings.append(MARKERS_MISSING)
+    if len(found) >= MIN_MARKERS:
+        known = geometry.markers.corners(width, height)
+        src = np.concatenate([np.array(known[i]) for i in sorted(found)])
+        dst = np.concatenate([found[i] for i in sorted(found)])
+        hom, _ = cv2.findHomography(src, dst, 0)
+        method = "markers"
+    else:
+        hom = _outline_homography(image, width, height)
+        method = "outline"
+    if hom is None:
+        raise CalibrationError("no homography from the board found", NO_BOARD)
+    corners = cv2.perspectiveTransform(
+        np.array([[(0, 0), (width, 0), (width, height), (0, height)]], np.float64), hom)[0]
+    h, w = image.shape[:2]
+    if (corners < -1).any() or (corners[:, 0] > w + 1).any() or (corners[:, 1] > h + 1).any():
+        warnings.append(PARTLY_OUTSIDE)
+    return BoardFix(hom / hom[2, 2], method, tuple(sorted(found)), tuple(warnings))
+
+
+def _detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    detector = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+    corners, ids, _ = detector.detectMarkers(grey)
+    found: dict[int, np.ndarray] = {}
+    if ids is not None:
+        for marker_id, quad in zip(ids.ravel(), corners, strict=True):
+            if 0 <= marker_id <= 3:
+                found[int(marker_id)] = quad.reshape(4, 2).astype(np.float64)
+    log.debug("markers found: %s", sorted(found))
+    return found
+
+
+def _outline_homography(image: np.ndarray, width: float, height: float) -> np.ndarray:
+    """The board's frame is darker than the table top: its outer contour is the outline."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    _, dark = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    dark = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        raise CalibrationError("board outline not found: nothing darker than the table",
+                               NO_BOARD)
+    contour = max(contours, key=cv2.contourArea)
+    h, w = grey.shape
+    if cv2.contourArea(contour) < 0.05 * h * w:
+        raise CalibrationError("board outline not found: the largest dark area is too small",
+                               NO_BOARD)
+    x, y, bw, bh = cv2.boundingRect(contour)
+    if x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1:
+        raise CalibrationError("board outline touches the picture's edge: part of the board is "
+                               "outside the picture", PARTLY_OUTSIDE)
+    approx = cv2.approxPolyDP(contour, 0.02 * cv2.arcLength(contour, True), True).reshape(-1, 2)
+    if len(approx) != 4:
+        raise CalibrationError(f"board outline has {len(approx)} corners, not 4", NO_BOARD)
+    corners = _refine_corners(contour.reshape(-1, 2).astype(np.float64),
+                              approx.astype(np.float64))
+    order = _order_corners(corners)
+    board = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
+    hom, _ = cv2.findHomography(board, order, 0)
+    return hom
+
+
+def _refine_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
+    """Fit a line to each side's contour points (ignoring the ends) and intersect them."""
+    lines = []
+    for i in range(4):
+        a, b = approx[i], approx[(i + 1) % 4]
+        seg = b - a
+        length = np.linalg.norm(seg)
+        t = (points - a) @ seg / (length * length)
+        dist = np.abs(np.cross(seg, points - a)) / length
+        near = points[(t > 0.1) & (t < 0.9) & (dist < max(3.0, 0.02 * length))]
+        if len(near) < 5:
+            lines.append((a, seg / length))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
+                                     0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        mat = np.array([d1, -d2]).T
+        if abs(np.linalg.det(mat)) < 1e-9:
+            out.append(approx[i])
+            continue
+        s, _ = np.linalg.solve(mat, p2 - p1)
+        out.append(p1 + s * d1)
+    return np.array(out)
+
+
+def _order_corners(corners: np.ndarray) -> np.ndarray:
+    """Top-left, top-right, bottom-right, bottom-left as the camera sees them."""
+    s = corners.sum(axis=1)
+    d = corners[:, 0] - corners[:, 1]
+    return np.array([corners[s.argmin()], corners[d.argmax()], corners[s.argmax()],
+                     corners[d.argmin()]])
+
+
+def warp_board(image: np.ndarray, homography: np.ndarray, width: float, height: float,
+               ) -> np.ndarray:
+    """A top-down picture of the board at `pieces.WARP_PX_PER_MM` (only this region is warped)."""
+    scale = np.diag([1 / pieces.WARP_PX_PER_MM, 1 / pieces.WARP_PX_PER_MM, 1.0])
+    return cv2.warpPerspective(image, homography @ scale, pieces.warp_size(width, height),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard | None = None,
+              geometry_file: str | None = None, use_markers: bool = True,
+              players: int = 4) -> Calibration:
+    """Find the board and learn its colours from a picture of the starting position.
+
+    `start` is the position on the board (default: the standard backgammon set-up, or every
+    Mensch piece of `players` seats in its house). Warnings (dim light, board partly outside,
+    markers missing) are logged and kept in the result.
+    """
+    check_image(image)
+    geometry = load_geometry(geometry_file)
+    board_geo = geometry.board(game)
+    fix = find_board(image, game, geometry, use_markers)
+    warp = warp_board(image, fix.homography, board_geo.width, board_geo.height)
+    warnings = list(fix.warnings)
+    if float(np.median(warp)) / 255.0 < DIM_LEVEL:
+        warnings.append(TOO_DIM)
+    border = pieces.border_samples(board_geo.width, board_geo.height, board_geo.frame)
+    border_feats = pieces.features(border.means(warp))
+    values = border_feats[:, 3]
+    coeffs, _ = pieces.fit_gain(border.centres, values / float(np.median(values)))
+    gain_border = pieces.gain_at(coeffs, border.centres)
+    intrinsic = values / gain_border
+    if isinstance(board_geo, BackgammonGeometry):
+        start = start if start is not None else STANDARD_BACKGAMMON
+        if not isinstance(start, BackgammonBoard):
+            raise ValueError("a backgammon calibration needs a BackgammonBoard start position")
+        model = _learn_backgammon(board_geo, warp, coeffs, start)
+        colours: tuple[int, ...] = ()
+    else:
+        start = start if start is not None else maedn_start(players, board_geo)
+        if not isinstance(start, MaednBoard):
+            raise ValueError("a Mensch calibration needs a MaednBoard start position")
+        model, colours = _learn_maedn(board_geo, warp, coeffs, start)
+    for warning in warnings:
+        log.warning("calibration: %s / %s", warning.de, warning.en)
+    return Calibration(
+        game=game, image_size=(image.shape[1], image.shape[0]),
+        homography=tuple(float(v) for v in fix.homography.ravel()), method=fix.method,
+        colours=model, border_values=tuple(float(v) for v in intrinsic),
+        border_chroma=tuple(tuple(float(x) for x in c) for c in border_feats[:, :3]),
+        piece_colours=colours, warnings=tuple(w.key for w in warnings),
+        geometry_file=geometry_file,
+    )
+
+
+def _learn_backgammon(geo: BackgammonGeometry, warp: np.ndarray, coeffs: np.ndarray,
+                      start: BackgammonBoard) -> pieces.ColourModel:
+    samples = pieces.lane_samples(geo)
+    feats = pieces.features(warp[samples.ys, samples.xs], pieces.gain_at(coeffs, samples.mm))
+    feats = feats.reshape(-1, 3, 4)
+    bg = samples.background.reshape(-1, 3, 2)
+    counts = [*start.points, start.bar_white, start.bar_black, start.off_white, start.off_black]
+    colours = ["white" if c > 0 else "black" for c in start.points] + \
+        ["white", "black", "white", "black"]
+    groups: dict[str, list[np.ndarray]] = {name: [] for name in pieces.BACKGAMMON_CLASSES}
+    for lane, (a, b), count, colour in zip(samples.lanes, samples.bounds, counts, colours,
+                                           strict=True):
+        along = samples.along[a:b]
+        extent = lane.extent(abs(count))
+        on_checker = (along > 2) & (along < extent - 2)
+        groups[colour].append(feats[a:b][on_checker].reshape(-1, 4))
+        empty = along > extent + 4
+        lane_bg = bg[a:b][empty]
+        sure = lane_bg[..., 0] == lane_bg[..., 1]
+        empty_feats = feats[a:b][empty][sure]
+        for idx in np.unique(lane_bg[..., 0][sure]):
+            name = pieces.BACKGAMMON_CLASSES[idx]
+            groups[name].append(empty_feats[lane_bg[..., 0][sure] == idx])
+    data = {k: np.concatenate(v) if v else np.empty((0, 4), np.float32)
+            for k, v in groups.items()}
+    missing = [k for k, v in data.items() if len(v) == 0]
+    if missing:
+        raise CalibrationError(f"the start position shows no {', '.join(missing)}: "
+                               "set up the standard start position")
+    return pieces.ColourModel.fit(data)
+
+
+def _learn_maedn(geo: MaednGeometry, warp: np.ndarray, coeffs: np.ndarray, start: MaednBoard,
+                 ) -> tuple[pieces.ColourModel, tuple[int, ...]]:
+    samples = pieces.field_samples(geo)
+    feats = pieces.features(samples.means(warp), pieces.gain_at(coeffs, samples.centres))
+    occupied = occupancy(geo, start)
+    groups: dict[str, list[np.ndarray]] = {}
+    for i, (name, look) in enumerate(zip(samples.names, samples.looks, strict=True)):
+        cls = f"piece{occupied[name]}" if name in occupied else look
+        groups.setdefault(cls, []).append(feats[i])
+    piece_colours = tuple(sorted(int(k[5:]) for k in groups if k.startswith("piece")))
+    if not piece_colours:
+        raise CalibrationError("the start position shows no pieces")
+    model = pieces.ColourModel.fit({k: np.array(v) for k, v in groups.items()})
+    missing = [k for k in ("track", "tint0", "tint1", "tint2", "tint3") if k not in model.names]
+    if missing:
+        raise CalibrationError(f"no empty field of kind {', '.join(missing)} is visible")
+    return model, piece_colours
+
+
+def occupancy(geo: MaednGeometry, board: MaednBoard) -> dict[str, int]:
+    """Field name → colour of the piece standing there; raises when two pieces share a field."""
+    colours = geo.seat_colours(len(board.pieces))
+    out: dict[str, int] = {}
+    for seat, positions in enumerate(board.pieces):
+        house = 0
+        for pos in sorted(positions):
+            name = geo.field_name(colours[seat], pos, house)
+            house += pos == -1
+            if name in out:
+                raise ValueError(f"two pieces on field {name}")
+            out[name] = colours[seat]
+    return out
+
+
+def overlay(image: np.ndarray, calib: Calibration) -> np.ndarray:
+    """A copy of `image` with every field outlined, for a person to check the calibration."""
+    check_image(image)
+    geometry = calib.geometry()
+    board_geo = geometry.board(calib.game)
+    out = image.copy()
+    hom = calib.matrix
+
+    def poly(points: list[tuple[float, float]], colour: tuple[int, int, int]) -> None:
+        pts = cv2.perspectiveTransform(np.array([points], np.float64), hom)[0]
+        cv2.polylines(out, [np.round(pts).astype(np.int32)], True, colour, 2, cv2.LINE_AA)
+
+    w, h = board_geo.width, board_geo.height
+    poly([(0, 0), (w, 0), (w, h), (0, h)], (0, 255, 255))
+    if isinstance(board_geo, BackgammonGeometry):
+        for point in range(1, 25):
+            poly(list(board_geo.point_triangle(point)), (255, 0, 255))
+        for lane in board_geo.lanes()[24:]:
+            half = lane.width / 2 - 2
+            end = lane.stack_length
+            poly([lane.at(0, -half), lane.at(0, half), lane.at(end, half), lane.at(end, -half)],
+                 (255, 255, 0))
+    else:
+        r = board_geo.field_diameter / 2
+        ring = [(r * np.cos(a), r * np.sin(a)) for a in np.linspace(0, 2 * np.pi, 24,
+                                                                      endpoint=False)]
+        for _, (cx, cy), _ in board_geo.fields():
+            poly([(cx + dx, cy + dy) for dx, dy in ring], (255, 0, 255))
+    x0, y0, x1, y1 = board_geo.dice_area
+    poly([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], (0, 200, 0))
+    return out

@@ -1,0 +1,188 @@
+"""Frame → Observation: warp the board once, sample every field, read the dice.
+
+The frame reader trusts nothing it cannot explain: when the wooden frame around the board does
+not look as it did during calibration (an arm crosses it, a shadow falls on it), or when pixels
+on the fields fit no learned colour, the frame is *blocked* and no board is reported, so a hand
+never turns into a wrong reading.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+import cv2
+import numpy as np
+
+from controller.events import BackgammonBoard, MaednBoard
+from vision import pieces
+from vision.calibration import Calibration, check_image, warp_board
+from vision.geometry import BackgammonGeometry, MaednGeometry
+from vision.observation import BLOCKED, IMPOSSIBLE, UNCERTAIN, Observation
+from vision.render_board import DIE_SIZE_MM
+
+log = logging.getLogger(__name__)
+
+DiceReaderFn = Callable[[np.ndarray], Sequence[object]]
+CHECKERS_PER_SIDE = 15
+PIECES_PER_SEAT = 4
+
+
+class FrameReader:
+    """Reads frames from one calibrated camera; build once, call `read` per frame.
+
+    `dice_reader` takes the frame and returns `vision.dice.DieReading`s; by default the dice
+    reader of `vision.dice` is built for the die size this camera sees, limited to the board.
+    `players` (Mensch) decides which colours belong to which seat (see docs/geometry.md).
+    Limits are squared distances in units of a colour's learned spread.
+    """
+
+    def __init__(self, calib: Calibration, players: int = 2,
+                 dice_reader: DiceReaderFn | str | None = "default",
+                 min_confidence: float = 0.2, pixel_limit: float = 60.0,
+                 field_limit: float = 60.0, border_limit: float = 0.2,
+                 max_unexplained: float = 0.01) -> None:
+        self.calib = calib
+        geometry = calib.geometry()
+        self.board_geo = geometry.board(calib.game)
+        self.homography = calib.matrix
+        self.min_confidence = min_confidence
+        self.pixel_limit = pixel_limit
+        self.field_limit = field_limit
+        self.border_limit = border_limit
+        self.max_unexplained = max_unexplained
+        geo = self.board_geo
+        self.border = pieces.border_samples(geo.width, geo.height, geo.frame)
+        self.border_values = np.array(calib.border_values, np.float32)
+        self.border_chroma = np.array(calib.border_chroma, np.float32)
+        if isinstance(geo, BackgammonGeometry):
+            self.lanes = pieces.lane_samples(geo)
+            self.sample_mm = self.lanes.mm
+            self.seat_colours: tuple[int, ...] = ()
+        else:
+            self.fields = pieces.field_samples(geo)
+            self.sample_mm = self.fields.centres
+            self.seat_colours = geo.seat_colours(players)
+            missing = set(self.seat_colours) - set(calib.piece_colours)
+            if missing:
+                raise ValueError(f"the calibration learned no piece colour {sorted(missing)}: "
+                                 f"calibrate with {players} players' pieces in their houses")
+        self.dice_reader = self._dice_reader(dice_reader)
+
+    def _dice_reader(self, choice: DiceReaderFn | str | None) -> DiceReaderFn | None:
+        if choice != "default":
+            return choice  # type: ignore[return-value]
+        try:
+            from vision.dice import DiceModelError, DiceReader
+        except ImportError:
+            log.warning("vision.dice is not available: dice are not read")
+            return None
+        px_per_mm = _px_per_mm(self.homography, self.board_geo)
+        try:
+            reader = DiceReader(die_size_px=DIE_SIZE_MM * px_per_mm)
+        except DiceModelError as exc:
+            log.warning("dice model unavailable (%s): dice are not read", exc)
+            return None
+        w, h = self.calib.image_size
+        mask = np.zeros((h, w), np.uint8)
+        corners = cv2.perspectiveTransform(np.array([[
+            (0, 0), (self.board_geo.width, 0), (self.board_geo.width, self.board_geo.height),
+            (0, self.board_geo.height)]], np.float64), self.homography)[0]
+        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 255)
+        return lambda image: reader.read(image, mask)
+
+    def read(self, image: np.ndarray) -> Observation:
+        """Read one frame (8-bit BGR of the calibrated size); bad input raises ValueError."""
+        check_image(image)
+        w, h = self.calib.image_size
+        if image.shape[:2] != (h, w):
+            raise ValueError(f"frame is {image.shape[1]}×{image.shape[0]}, the calibration "
+                             f"was made for {w}×{h}")
+        geo = self.board_geo
+        warp = warp_board(image, self.homography, geo.width, geo.height)
+        coeffs, border_ok = self._light(warp)
+        if not border_ok:
+            return Observation(None, (), True, 0.0, (), BLOCKED)
+        gain = pieces.gain_at(coeffs, self.sample_mm)
+        if isinstance(geo, BackgammonGeometry):
+            board, conf, blocked = self._read_backgammon(warp, np.repeat(gain, 1))
+        else:
+            board, conf, blocked = self._read_maedn(warp, gain, geo)
+        if blocked:
+            return Observation(None, (), True, 0.0, conf, BLOCKED)
+        dice = tuple(self.dice_reader(image)) if self.dice_reader is not None else ()
+        lowest = min((c for _, c in conf), default=0.0)
+        if board is None:
+            return Observation(None, dice, False, lowest, conf, IMPOSSIBLE)
+        if lowest < self.min_confidence:
+            return Observation(None, dice, False, lowest, conf, UNCERTAIN)
+        return Observation(board, dice, False, lowest, conf)  # type: ignore[arg-type]
+
+    def _light(self, warp: np.ndarray) -> tuple[np.ndarray, bool]:
+        """Light gain over the board from the frame's border; False when something covers it."""
+        feats = pieces.features(self.border.means(warp))
+        chroma_shift = np.abs(feats[:, :3] - self.border_chroma).max()
+        coeffs, misfit = pieces.fit_gain(self.border.centres, feats[:, 3] / self.border_values)
+        ok = misfit <= self.border_limit and chroma_shift <= 0.05
+        if not ok:
+            log.debug("border disturbed: misfit %.3f, chroma shift %.3f", misfit, chroma_shift)
+        return coeffs, ok
+
+    def _read_backgammon(self, warp: np.ndarray, gain: np.ndarray
+                         ) -> tuple[BackgammonBoard | None, tuple[tuple[str, float], ...], bool]:
+        readings = pieces.read_lanes(self.lanes, warp, gain, self.calib.colours,
+                                     self.pixel_limit)
+        conf = tuple((lane.name, r.confidence)
+                     for lane, r in zip(self.lanes.lanes, readings, strict=True))
+        unexplained = float(np.mean([r.unexplained for r in readings]))
+        if unexplained > self.max_unexplained or max(r.unexplained for r in readings) > 0.05:
+            log.debug("unexplained pixels: %.3f of all", unexplained)
+            return None, conf, True
+        signed = [r.count if r.colour == "white" else -r.count for r in readings[:24]]
+        bar_w, bar_b, off_w, off_b = (r.count for r in readings[24:])
+        wrong_side = [r for r in readings[24:] if r.count and
+                      r.colour != ("white" if r in (readings[24], readings[26]) else "black")]
+        white = sum(c for c in signed if c > 0) + bar_w + off_w
+        black = -sum(c for c in signed if c < 0) + bar_b + off_b
+        if wrong_side or white != CHECKERS_PER_SIDE or black != CHECKERS_PER_SIDE:
+            return None, conf, False
+        return BackgammonBoard(tuple(signed), bar_w, bar_b, off_w, off_b), conf, False
+
+    def _read_maedn(self, warp: np.ndarray, gain: np.ndarray, geo: MaednGeometry
+                    ) -> tuple[MaednBoard | None, tuple[tuple[str, float], ...], bool]:
+        readings = pieces.read_fields(self.fields, warp, gain, self.calib.colours,
+                                      tuple(self.calib.piece_colours), self.field_limit)
+        conf = tuple((r.name, r.confidence) for r in readings)
+        if any(r.unexplained for r in readings):
+            return None, conf, True
+        seats: list[list[int]] = [[] for _ in self.seat_colours]
+        for r in readings:
+            if r.colour is None:
+                continue
+            if r.colour not in self.seat_colours:
+                return None, conf, False
+            seat = self.seat_colours.index(r.colour)
+            position = _seat_position(r.name, r.colour)
+            if position is None:
+                return None, conf, False
+            seats[seat].append(position)
+        if any(len(s) != PIECES_PER_SEAT for s in seats):
+            return None, conf, False
+        return MaednBoard(tuple(tuple(sorted(s)) for s in seats)), conf, False
+
+
+def _seat_position(field: str, colour: int) -> int | None:
+    """A field name → the position of a `colour` piece there, None if it cannot stand there."""
+    kind, rest = field[0], field[1:]
+    if kind == "t":
+        return (int(rest) - 10 * colour) % 40
+    if int(rest[0]) != colour:
+        return None
+    return -1 if kind == "h" else 40 + int(rest[1])
+
+
+def _px_per_mm(homography: np.ndarray, geo: BackgammonGeometry | MaednGeometry) -> float:
+    centre = np.array([[(geo.width / 2, geo.height / 2), (geo.width / 2 + 100, geo.height / 2)]],
+                      np.float64)
+    a, b = cv2.perspectiveTransform(centre, homography)[0]
+    return float(np.linalg.norm(b - a) / 100)

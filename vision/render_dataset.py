@@ -1,0 +1,127 @@
+"""Random game states and labelled folders of rendered frames (`spieltisch render`).
+
+`labels.json` has the format of the shared dice photos (`../shared/data/dice-topdown`): a list of
+`{"image": "images/x.jpg", "split": ..., "dice": [{"value", "box"}]}`, so `spieltisch vision
+eval DIR` reads it. Each die also says `"cocked"`; each entry adds the truth behind the frame:
+`"game"`, `"board"` (the referee's board as JSON), `"blocked"` (a hand or shadow over the board)
+and `"seed"`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from controller.events import BackgammonBoard, MaednBoard
+from vision.geometry import GAMES, MaednGeometry
+from vision.renderer import Camera, Scene, render
+
+log = logging.getLogger(__name__)
+
+
+def random_backgammon(rng: np.random.Generator) -> BackgammonBoard:
+    """15 checkers of each colour spread over points, bar and trays (one colour per point)."""
+    points = [0] * 24
+    extra = {"bar_white": 0, "bar_black": 0, "off_white": 0, "off_black": 0}
+    for sign, colour in ((1, "white"), (-1, "black")):
+        left = 15
+        off = int(rng.integers(0, 16)) if rng.random() < 0.3 else 0
+        bar = int(rng.integers(0, 3)) if rng.random() < 0.3 else 0
+        bar = min(bar, left - off)
+        extra[f"off_{colour}"], extra[f"bar_{colour}"] = off, bar
+        left -= off + bar
+        free = [i for i in range(24) if points[i] == 0]
+        while left:
+            i = int(rng.choice(free))
+            n = int(rng.integers(1, left + 1)) if rng.random() < 0.15 else \
+                int(rng.integers(1, min(left, 5) + 1))
+            points[i] = sign * n
+            free.remove(i)
+            left -= n
+    return BackgammonBoard(tuple(points), **extra)
+
+
+def random_maedn(rng: np.random.Generator, players: int = 2) -> MaednBoard:
+    """Four pieces per seat, never two on one field (house, track and goal mixed)."""
+    geo = MaednGeometry()
+    colours = geo.seat_colours(players)
+    taken: set[str] = set()
+    seats = []
+    for colour in colours:
+        mine: list[int] = []
+        for _ in range(4):
+            while True:
+                roll = rng.random()
+                pos = -1 if roll < 0.3 else (int(rng.integers(40, 44)) if roll < 0.45
+                                             else int(rng.integers(0, 40)))
+                name = geo.field_name(colour, pos, sum(p == -1 for p in mine))
+                if pos == -1 or name not in taken:
+                    break
+            if pos != -1:
+                taken.add(name)
+            mine.append(pos)
+        seats.append(tuple(sorted(mine)))
+    return MaednBoard(tuple(seats))
+
+
+def board_json(board: BackgammonBoard | MaednBoard) -> dict:
+    return {k: list(v) if isinstance(v, tuple) and not isinstance(v[0], tuple) else
+            [list(x) for x in v] if isinstance(v, tuple) else v for k, v in asdict(board).items()}
+
+
+def random_scene(rng: np.random.Generator, game: str, players: int = 2, hand: float = 0.0,
+                 cocked: float = 0.0) -> Scene:
+    """A random position with dice; `hand` and `cocked` are the chances of a hand or a
+    cocked die."""
+    board = random_backgammon(rng) if game == "backgammon" else random_maedn(rng, players)
+    count = 2 if game == "backgammon" else 1
+    dice = tuple(int(v) for v in rng.integers(1, 7, count))
+    tilted = tuple(bool(rng.random() < cocked) for _ in dice)
+    return Scene(board, dice=dice, cocked=tilted, hand=bool(rng.random() < hand))
+
+
+def write_dataset(outdir: Path | str, game: str, count: int, seed: int, players: int = 2,
+                  hand: float = 0.1, cocked: float = 0.1, test_share: float = 0.2,
+                  size: tuple[int, int] = (1280, 720)) -> Path:
+    """Render `count` frames with one fixed camera into `outdir/images` plus `labels.json`."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
+    if count < 1:
+        raise ValueError(f"count must be at least 1, got {count}")
+    out = Path(outdir)
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    first = random_scene(rng, game, players)
+    camera = Camera.random(np.random.default_rng([seed, 1]), _size(game), size)
+    labels = []
+    for i in range(count):
+        scene = first if i == 0 else random_scene(rng, game, players, hand, cocked)
+        frame_seed = seed * 1_000_003 + i
+        frame = render(scene, frame_seed, camera=camera, size=size)
+        name = f"images/{game}_{seed}_{i:05d}.jpg"
+        if not cv2.imwrite(str(out / name), frame.image, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+            raise OSError(f"cannot write {out / name}")
+        labels.append({
+            "image": name,
+            "split": "test" if rng.random() < test_share else "train",
+            "dice": [{"value": d.value, "box": list(box), "cocked": d.cocked}
+                     for d, box in zip(frame.dice, frame.dice_boxes, strict=True)],
+            "game": game,
+            "board": board_json(scene.board),
+            "blocked": frame.blocked,
+            "seed": frame_seed,
+        })
+    (out / "labels.json").write_text(json.dumps(labels, indent=1), "utf-8")
+    log.info("wrote %d frames to %s", count, out)
+    return out / "labels.json"
+
+
+def _size(game: str) -> tuple[float, float]:
+    from vision.geometry import load_geometry
+
+    return load_geometry().board_size(game)

@@ -497,6 +497,9 @@ class Position:
         if found is None:
             return R_DISTANCE
         violations, used = found
+        lower_first = self.options.non_double == NON_DOUBLE_LOWER_FIRST and d1 != d2
+        if lower_first and legal_empty and violations <= {"order", "intermediate"}:
+            return R_LOWER_BLOCKED
         for key in ("bar_first", "intermediate", "not_home", "higher_point"):
             if key in violations:
                 return _VIOLATION_REASONS[key]
@@ -505,7 +508,6 @@ class Position:
                 return R_TOP_FIRST
             return R_LOWER_BLOCKED if legal_empty else R_LOWER_FIRST
         if legal_empty:
-            lower_first = self.options.non_double == NON_DOUBLE_LOWER_FIRST and d1 != d2
             return R_LOWER_BLOCKED if lower_first else R_NO_MOVE
         if d1 == d2:
             return R_TOP_FIRST if self.options.doubles == DOUBLES_TOP_BOTTOM else R_DOUBLE_ALL
@@ -697,6 +699,15 @@ def _jumps(m: list[int], blocked: list[bool], blots: int, d1: int, d2: int, reco
             record(m2, bit, (Move(src, dst, bool(bit)),), 2, max(d1, d2))
 
 
+# When two explanations break equally many rules, the cheaper one names the player's mistake
+# best: a one-checker move through a blocked point, then a wrong order, then the rest.
+_VIOLATION_COST = {"intermediate": 10, "order": 11}
+
+
+def _cost(violations: frozenset[str]) -> int:
+    return sum(_VIOLATION_COST.get(v, 12) for v in violations)
+
+
 def _relaxed_search(
     mine: Side, theirs: Side, d1: int, d2: int, options: Options, target: Side, target_hits: int
 ) -> tuple[frozenset[str], int] | None:
@@ -732,7 +743,7 @@ def _relaxed_search(
             pending == 0
             and hits == target_hits
             and tuple(m[1:]) == target_m[1:]
-            and (best[0] is None or (len(viol), -len(used)) < (len(best[0][0]), -best[0][1]))
+            and (best[0] is None or (_cost(viol), -len(used)) < (_cost(best[0][0]), -best[0][1]))
         ):
             best[0] = (viol, len(used))
         if len(used) == len(ordered):

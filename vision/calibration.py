@@ -1,7 +1,7 @@
 """Calibration: find the board in the picture, learn its colours, save what was learned.
 
 The board is found from the four ArUco markers at its corners or, without markers, from its
-dark outline against the table top; either gives the homography board mm → image pixel. The
+outline against the table top; either gives the homography board mm → image pixel. The
 colours of checkers, pieces and empty fields are learned from one frame of the known starting
 position, so no threshold is tuned by hand for a table or a lamp. The frame's wooden border is
 remembered too: later frames compare against it to correct uneven light and to notice a hand.
@@ -194,14 +194,15 @@ def _detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
 
 
 def _outline_homography(image: np.ndarray, width: float, height: float) -> np.ndarray:
-    """The board's frame is darker than the table top: its outer contour is the outline."""
+    """The board is full of edges, the table top around it is plain: the outer contour of the
+    edge map is the board's outline (markers make small separate blobs)."""
     grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-    _, dark = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    dark = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-    contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    edges = cv2.Canny(grey, 40, 120)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
-        raise CalibrationError("board outline not found: nothing darker than the table",
-                               NO_BOARD)
+        raise CalibrationError("board outline not found: no edges in the picture", NO_BOARD)
     contour = max(contours, key=cv2.contourArea)
     h, w = grey.shape
     if cv2.contourArea(contour) < 0.05 * h * w:
@@ -211,7 +212,8 @@ def _outline_homography(image: np.ndarray, width: float, height: float) -> np.nd
     if x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1:
         raise CalibrationError("board outline touches the picture's edge: part of the board is "
                                "outside the picture", PARTLY_OUTSIDE)
-    approx = cv2.approxPolyDP(contour, 0.02 * cv2.arcLength(contour, True), True).reshape(-1, 2)
+    hull = cv2.convexHull(contour)
+    approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
     if len(approx) != 4:
         raise CalibrationError(f"board outline has {len(approx)} corners, not 4", NO_BOARD)
     corners = _refine_corners(contour.reshape(-1, 2).astype(np.float64),

@@ -253,8 +253,8 @@ class MaednGeometry:
     @property
     def dice_area(self) -> Rect:
         """The free corner between the bottom-right house and the track."""
-        lo = self.margin + 6.6 * self.cell
-        hi = self.margin + 8.9 * self.cell
+        lo = self.margin + 7.0 * self.cell
+        hi = self.margin + 9.0 * self.cell - 2.0
         return (lo, lo, hi, hi)
 
 

@@ -18,7 +18,8 @@ import cv2
 import numpy as np
 
 from controller.events import BackgammonBoard, MaednBoard
-from vision.geometry import GAMES, MaednGeometry
+from vision.calibration import STANDARD_BACKGAMMON, maedn_start
+from vision.geometry import GAMES, MaednGeometry, load_geometry
 from vision.renderer import Camera, Scene, render
 
 log = logging.getLogger(__name__)
@@ -70,8 +71,8 @@ def random_maedn(rng: np.random.Generator, players: int = 2) -> MaednBoard:
 
 
 def board_json(board: BackgammonBoard | MaednBoard) -> dict:
-    return {k: list(v) if isinstance(v, tuple) and not isinstance(v[0], tuple) else
-            [list(x) for x in v] if isinstance(v, tuple) else v for k, v in asdict(board).items()}
+    """The board as plain JSON (tuples become lists)."""
+    return json.loads(json.dumps(asdict(board)))
 
 
 def random_scene(rng: np.random.Generator, game: str, players: int = 2, hand: float = 0.0,
@@ -88,7 +89,10 @@ def random_scene(rng: np.random.Generator, game: str, players: int = 2, hand: fl
 def write_dataset(outdir: Path | str, game: str, count: int, seed: int, players: int = 2,
                   hand: float = 0.1, cocked: float = 0.1, test_share: float = 0.2,
                   size: tuple[int, int] = (1280, 720)) -> Path:
-    """Render `count` frames with one fixed camera into `outdir/images` plus `labels.json`."""
+    """Render `count` frames with one fixed camera into `outdir/images` plus `labels.json`.
+
+    Frame 0 shows the start position without a hand, for `spieltisch calibrate`.
+    """
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
     if count < 1:
@@ -96,8 +100,10 @@ def write_dataset(outdir: Path | str, game: str, count: int, seed: int, players:
     out = Path(outdir)
     (out / "images").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    first = random_scene(rng, game, players)
-    camera = Camera.random(np.random.default_rng([seed, 1]), _size(game), size)
+    start = STANDARD_BACKGAMMON if game == "backgammon" else maedn_start(players)
+    first = Scene(start, dice=(3, 1) if game == "backgammon" else (6,))
+    camera = Camera.random(np.random.default_rng([seed, 1]), load_geometry().board_size(game),
+                           size)
     labels = []
     for i in range(count):
         scene = first if i == 0 else random_scene(rng, game, players, hand, cocked)
@@ -120,8 +126,3 @@ def write_dataset(outdir: Path | str, game: str, count: int, seed: int, players:
     log.info("wrote %d frames to %s", count, out)
     return out / "labels.json"
 
-
-def _size(game: str) -> tuple[float, float]:
-    from vision.geometry import load_geometry
-
-    return load_geometry().board_size(game)

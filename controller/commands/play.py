@@ -1,0 +1,125 @@
+"""`spieltisch play`: the simulated table, live in the terminal.
+
+With no hardware, the players are bots at a simulated table; the real referee judges them, the
+real seat-LED logic drives gpiozero LEDs on mock pins, and the display shows its four lines.
+By default one game of each game is played and the command ends by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+GAME_DEFAULTS = {"backgammon": ("standard", 2), "maedn": ("hofer", 4)}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "play", help="watch a simulated game at the table in the terminal (no hardware needed)"
+    )
+    parser.add_argument(
+        "--game",
+        choices=("backgammon", "maedn", "both"),
+        default="both",
+        help="which game (default: one game of each)",
+    )
+    parser.add_argument("--variant", help="rule variant (default: standard / hofer)")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), help="Mensch players (4)")
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=40.0,
+        help="how much faster than real players (40; 0 = as fast as possible)",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="random seed of the players (1)")
+    parser.add_argument(
+        "--illegal-rate", type=float, default=0.1, help="chance of a deliberately illegal play"
+    )
+    parser.add_argument("--lang", choices=("de", "en"), default="de", help="display language")
+    parser.add_argument(
+        "--colour",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="ANSI colours and screen refresh (auto: only on a terminal)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.sim.table import Habits, SimulatedTable
+
+    if args.speed < 0:
+        print("--speed must be 0 or more", file=sys.stderr)
+        return 2
+    games = ("backgammon", "maedn") if args.game == "both" else (args.game,)
+    live = args.colour == "always" or (args.colour == "auto" and sys.stdout.isatty())
+    for number, game in enumerate(games):
+        variant = args.variant or GAME_DEFAULTS[game][0]
+        players = 2 if game == "backgammon" else (args.players or GAME_DEFAULTS[game][1])
+        habits = Habits(illegal_rate=args.illegal_rate)
+        try:
+            table = SimulatedTable(game, variant, players, args.seed + number, habits)
+        except ValueError as exc:
+            print(f"cannot play {game} {variant!r}: {exc}", file=sys.stderr)
+            return 2
+        result = _watch(table, game, variant, players, args, live)
+        print(result, flush=True)
+    return 0
+
+
+def _watch(table: Any, game: str, variant: str, players: int, args: argparse.Namespace,
+           live: bool) -> str:
+    """Run one game through the referee, drawing every change; returns the closing line."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from controller.referee import Referee
+    from controller.signals import GameOver
+    from controller.sim.evening import run_game
+    from controller.sim.terminal_view import CLEAR, frame
+    from hardware import display_text
+    from hardware.devices import TableDevices
+    from hardware.pinmap import load_pinmap
+    from hardware.seat_colours import SeatColours
+    from hardware.signal_outputs import SignalOutputs
+
+    seats = SeatColours.for_game(game)
+    title = f"Spieltisch — {game} ({variant}), {players} players"
+    offsets = [20 * s if players == 2 else 10 * s for s in range(players)]
+    state: dict[str, Any] = {"t": None, "display": ("", "", "", ""), "over": None}
+    factory = MockFactory(pin_class=MockPWMPin)
+    with TableDevices(load_pinmap(), pin_factory=factory) as devices:
+        outputs = SignalOutputs(devices, seats, display=None, lang=args.lang)
+
+        def listen(event: Any, signals: list[Any]) -> None:
+            outputs.apply_all(signals)
+            for signal in signals:
+                lines = display_text.lines_for(signal, args.lang, seats)
+                if lines is not None:
+                    state["display"] = lines
+                if isinstance(signal, GameOver):
+                    state["over"] = signal
+            _pace(state, event.t, args.speed)
+            if not signals:
+                return
+            leds = [
+                (seats.name(s, args.lang), tuple(devices.seat_leds[s].value))
+                for s in range(min(players, len(devices.seat_leds)))
+            ]
+            text = frame(title, table.board, leds, state["display"], signals, args.lang, live,
+                         offsets)
+            print((CLEAR + text) if live else text, flush=True)
+
+        run_game(table, Referee(), listen)
+        outputs.close()
+    over = state["over"]
+    return f"{title}: game over, order {list(over.order)}" if over else f"{title}: stopped"
+
+
+def _pace(state: dict[str, Any], t: float, speed: float) -> None:
+    """Sleep the simulated time since the last event, `speed` times faster (at most 1 s)."""
+    last = state["t"]
+    state["t"] = t
+    if speed > 0 and last is not None and t > last:
+        time.sleep(min(1.0, (t - last) / speed))

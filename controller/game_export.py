@@ -1,0 +1,164 @@
+"""Export finished or running games from a journal or table log.
+
+Backgammon games and matches become a Jellyfish ``.mat`` file, which GNU Backgammon imports
+(``import mat FILE``); Mensch games become JSON with every roll and move. The events are
+replayed through the referee, so the export holds exactly what the table accepted (an undone
+turn is left out).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.events import NewGame
+from controller.referee import Referee
+from controller.signals import DiceAccepted, GameOver, Notice, PlayAccepted
+from controller.table_log import LogEvent
+
+log = logging.getLogger(__name__)
+
+COLUMN = 34  # where the second player's half of a .mat line starts
+
+
+class ExportError(ValueError):
+    """The games cannot be written in the asked format; the message says why."""
+
+
+@dataclass
+class TurnRecord:
+    seat: int
+    dice: tuple[int, ...]
+    play: str | None = None  # None: nothing was moved (no legal move)
+
+
+@dataclass
+class GameRecord:
+    game: str
+    variant: str
+    players: int
+    match_length: int
+    turns: list[TurnRecord] = field(default_factory=list)
+    over: GameOver | None = None
+    irregular: str | None = None  # why the record is not a sequence of legal plays
+
+
+def records_from_events(events: Iterable[LogEvent]) -> list[GameRecord]:
+    """Replay events through a referee and keep one record per game, in order."""
+    referee = Referee()
+    records: list[GameRecord] = []
+    for event in events:
+        signals = referee.handle(event)
+        if isinstance(event, NewGame) or (
+            records and any(_starts_game(s) for s in signals) and records[-1].over is not None
+        ):
+            start = referee.new_game_event
+            assert start is not None
+            records.append(
+                GameRecord(start.game, start.variant, start.players, start.match_length)
+            )
+        if not records:
+            continue
+        record = records[-1]
+        for signal in signals:
+            _note(record, signal)
+    return records
+
+
+def _starts_game(signal: Any) -> bool:
+    return getattr(signal, "type", "") == "turn" and signal.expect == "roll"
+
+
+def _note(record: GameRecord, signal: Any) -> None:
+    if isinstance(signal, DiceAccepted):
+        record.turns.append(TurnRecord(signal.seat, signal.values))
+    elif isinstance(signal, PlayAccepted):
+        turn = next((t for t in reversed(record.turns) if t.seat == signal.seat), None)
+        if turn is None:
+            record.irregular = "a play was accepted without dice"
+        else:
+            turn.play = signal.notation
+    elif isinstance(signal, GameOver):
+        record.over = signal
+    elif isinstance(signal, Notice) and signal.key == "referee.undone":
+        played = [i for i, t in enumerate(record.turns) if t.play is not None]
+        if played:
+            del record.turns[played[-1] + 1 :]
+            record.turns[-1].play = None
+    elif isinstance(signal, Notice) and signal.key == "referee.illegal_play_stands":
+        record.irregular = "an illegal play was let stand"
+
+
+def to_mat(records: list[GameRecord], names: tuple[str, str] = ("White", "Black")) -> str:
+    """A Jellyfish match file of the backgammon games (seat 0 in the left column)."""
+    games = [r for r in records if r.game == "backgammon"]
+    if not games:
+        raise ExportError("no backgammon game to export")
+    for number, record in enumerate(games, start=1):
+        if record.variant != "standard":
+            raise ExportError(
+                f"game {number} uses the {record.variant!r} rules; GNU Backgammon knows the "
+                "standard rules only"
+            )
+        if record.irregular:
+            raise ExportError(f"game {number}: {record.irregular}")
+    lines = [f" {games[0].match_length} point match", ""]
+    score = [0, 0]
+    for number, record in enumerate(games, start=1):
+        header = _columns(f" {names[0]} : {score[0]}", f"{names[1]} : {score[1]}")
+        lines += [f" Game {number}", header]
+        lines += _mat_moves(record)
+        if record.over is not None:
+            winner = record.over.order[0]
+            points = record.over.points
+            text = f"Wins {points} point{'s' if points != 1 else ''}"
+            lines.append(_columns("      " + text, "") if winner == 0 else _columns("", text))
+            score[winner] += points
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _mat_moves(record: GameRecord) -> list[str]:
+    cells: list[tuple[str, str]] = []
+    for turn in record.turns:
+        if turn.play is None and turn is not record.turns[-1]:
+            text = f"{turn.dice[0]}{turn.dice[1]}:"
+        elif turn.play is None:
+            continue
+        else:
+            text = f"{turn.dice[0]}{turn.dice[1]}: {_mat_notation(turn.play)}".rstrip()
+        if turn.seat == 0 or not cells or cells[-1][1]:
+            cells.append((text, "") if turn.seat == 0 else ("", text))
+        else:
+            cells[-1] = (cells[-1][0], text)
+    return [
+        _columns(f"{i:3d}) {left}", right) for i, (left, right) in enumerate(cells, start=1)
+    ]
+
+
+def _mat_notation(play: str) -> str:
+    """Engine notation to Jellyfish's: "bar" is 25, "off" is 0, "-" (no move) is empty."""
+    if play.strip() == "-":
+        return ""
+    return play.replace("bar", "25").replace("off", "0")
+
+
+def _columns(left: str, right: str) -> str:
+    return f"{left:<{COLUMN}}{right}".rstrip()
+
+
+def to_maedn_json(record: GameRecord) -> dict[str, Any]:
+    """A Mensch game as JSON: every roll, the move made with it (or none), the finishing order."""
+    if record.game != "maedn":
+        raise ExportError(f"not a Mensch game: {record.game}")
+    return {
+        "game": "maedn",
+        "variant": record.variant,
+        "players": record.players,
+        "turns": [
+            {"seat": t.seat, "die": t.dice[0], "move": t.play} for t in record.turns
+        ],
+        "finishing_order": list(record.over.order) if record.over else None,
+    }

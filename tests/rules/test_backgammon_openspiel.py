@@ -58,6 +58,11 @@ def _openspiel_results(state) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
     return out
 
 
+def _ids(sides: set, mover: int) -> list[str]:
+    """gnubg Position IDs of results, seen from the side that moved."""
+    return sorted(gnubg_id.encode_position(s[1 - mover], s[mover]) for s in sides)
+
+
 def _corner(pos: bg.Position, dice: tuple[int, int]) -> list[str]:
     """Which rule corners this case exercises (to show the sample reaches them)."""
     plays = pos.legal_plays(dice)
@@ -104,15 +109,13 @@ def test_standard_engine_equals_openspiel_on_2000_random_reachable_positions() -
         corners.update(_corner(pos, dice))
         if ours != theirs and first_disagreement is None:
             first_disagreement = (
-                f"{pos.position_id()} dice {dice}: only ours "
-                f"{sorted(gnubg_id.encode_position(s[1 - player], s[player]) for s in ours - theirs)}"
-                f", only OpenSpiel "
-                f"{sorted(gnubg_id.encode_position(s[1 - player], s[player]) for s in theirs - ours)}"
+                f"{pos.position_id()} dice {dice}: only ours {_ids(ours - theirs, player)}, "
+                f"only OpenSpiel {_ids(theirs - ours, player)}"
             )
         state.apply_action(rng.choice(state.legal_actions()))
-        if not state.is_chance_node() and not state.is_terminal():
-            if state.current_player() == player:  # the second half of a double
-                state.apply_action(rng.choice(state.legal_actions()))
+        second_half = not state.is_chance_node() and not state.is_terminal()
+        if second_half and state.current_player() == player:  # a double's second half
+            state.apply_action(rng.choice(state.legal_actions()))
     print(f"compared {compared} positions; rule corners reached: {dict(corners)}")
     assert first_disagreement is None, f"first disagreement: {first_disagreement}"
     for corner in (

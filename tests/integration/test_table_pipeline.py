@@ -1,0 +1,144 @@
+"""The table pipeline's own rules: which observations become referee events, stuck inputs,
+resuming from a real SQLite journal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.events import (
+    BackgammonBoard,
+    BoardObserved,
+    ButtonPressed,
+    DiceObserved,
+    DieThrown,
+    NewGame,
+    ViewBlocked,
+)
+from controller.journal import Journal
+from controller.referee import Referee
+from controller.rules import backgammon as bg
+from controller.signals import EXPECT_MOVE, EXPECT_ROLL, Notice, Turn
+from controller.table_app import (
+    RESUMED,
+    SENSOR_STUCK,
+    ObservationEvents,
+    StuckInputFilter,
+    TablePipeline,
+)
+from vision.dice import DieReading
+from vision.observation import BLOCKED, Observation
+
+START = bg.Position.initial(bg.Options.preset("standard")).to_board()
+
+
+def _seen(
+    board: BackgammonBoard | None, dice: tuple[int, ...] = (), cocked: int = -1
+) -> Observation:
+    readings = tuple(
+        DieReading(None if i == cocked else v, (100 * i, 10, 100 * i + 30, 40), 0.9, i == cocked)
+        for i, v in enumerate(dice)
+    )
+    return Observation(board=board, dice=readings, blocked=False, confidence=0.9)
+
+
+HAND = Observation(board=None, dice=(), blocked=True, confidence=0.0, problem=BLOCKED)
+
+
+def test_first_stable_board_and_dice_become_events_once() -> None:
+    conv = ObservationEvents()
+    seen = _seen(START, (5, 3))
+    assert conv.update(seen, None, 0.0) == []
+    events = conv.update(seen, seen, 0.3)
+    assert events == [BoardObserved(START, t=0.3), DiceObserved((5, 3), (False, False), t=0.3)]
+    assert conv.update(seen, seen, 0.4) == []
+
+
+def test_hand_sends_view_blocked_once_and_the_board_again_after() -> None:
+    conv = ObservationEvents()
+    seen = _seen(START, (5, 3))
+    conv.update(seen, seen, 0.3)
+    assert conv.update(HAND, None, 0.5) == [ViewBlocked(t=0.5)]
+    assert conv.update(HAND, None, 0.6) == []
+    # The same board after the hand: the referee must learn the hand is gone; the dice that
+    # stayed on the board while the player moved are not a new roll.
+    assert conv.update(seen, seen, 1.0) == [BoardObserved(START, t=1.0)]
+
+
+def test_same_dice_thrown_again_after_the_tray_sensor_are_a_new_roll() -> None:
+    conv = ObservationEvents()
+    seen = _seen(START, (4, 4))
+    conv.update(seen, seen, 0.3)
+    assert conv.update(seen, seen, 0.5) == []
+    conv.forget_dice()
+    assert conv.update(seen, seen, 0.9) == [DiceObserved((4, 4), (False, False), t=0.9)]
+
+
+def test_cocked_die_is_flagged_not_read() -> None:
+    conv = ObservationEvents()
+    seen = _seen(START, (6, 2), cocked=1)
+    events = conv.update(seen, seen, 0.3)
+    assert DiceObserved((6, 0), (False, True), t=0.3) in events
+
+
+def test_stuck_sensor_is_reported_once_then_ignored() -> None:
+    stuck = StuckInputFilter(limit_per_s=5)
+    results = [stuck.admit(DieThrown(t=0.05 * i)) for i in range(40)]
+    passed = [ok for ok, _ in results]
+    notices = [n for _, n in results if n is not None]
+    assert passed[:5] == [True] * 5
+    assert not any(passed[6:])
+    assert len(notices) == 1
+    assert notices[0].key == SENSOR_STUCK.key
+    # Another input is not affected, and neither are slow presses of a working button.
+    assert all(stuck.admit(ButtonPressed("done", 0, t=10.0 + i))[0] for i in range(10))
+
+
+def test_pipeline_journals_every_event_before_judging(tmp_path: Path) -> None:
+    with Journal.open(tmp_path) as journal:
+        pipe = TablePipeline(Referee(), journal=journal)
+        signals = pipe.handle(NewGame("backgammon", "standard", 2), "table")
+        assert Turn(0, EXPECT_ROLL) in signals
+        pipe.handle(BoardObserved(START, t=1.0))
+        signals = pipe.handle(DiceObserved((3, 1), t=2.0))
+        assert Turn(0, EXPECT_MOVE) in signals
+        assert journal.count() == 3
+
+
+def test_resume_after_restart_continues_and_says_so(tmp_path: Path) -> None:
+    with Journal.open(tmp_path) as journal:
+        pipe = TablePipeline(Referee(), journal=journal)
+        pipe.handle(NewGame("backgammon", "standard", 2), "table")
+        pipe.handle(BoardObserved(START, t=1.0))
+        pipe.handle(DiceObserved((3, 1), t=2.0))
+        moved = bg.Position.initial(bg.Options.preset("standard"))
+        play = next(p for p in moved.legal_plays((3, 1)) if str(p) == "8/5 6/5")
+        pipe.handle(BoardObserved(moved.apply(play).with_turn(0).to_board(), t=3.0))
+        before = pipe.handle(ButtonPressed("done", 0, t=4.0))
+    # A new process: a fresh referee fed from the same journal file.
+    with Journal.open(tmp_path) as journal:
+        resumed = TablePipeline(Referee(), journal=journal)
+        shown = resumed.resume(journal.current_game())
+    assert shown is not None
+    assert isinstance(shown[0], Notice) and shown[0].key == RESUMED.key
+    assert shown[-1] == [s for s in before if isinstance(s, Turn)][-1] == Turn(1, EXPECT_ROLL)
+
+
+def test_nothing_to_resume_after_a_finished_or_empty_journal(tmp_path: Path) -> None:
+    with Journal.open(tmp_path) as journal:
+        assert TablePipeline(Referee(), journal=journal).resume(journal.current_game()) is None
+
+
+@pytest.mark.parametrize("expect", ["roll", "roll_again"])
+def test_camera_lost_dice_come_from_the_roll_button_and_done(expect: str) -> None:
+    from controller.table_app import CameraLostMode
+
+    mode = CameraLostMode(dice_count=2)
+    events, signals = mode.button(ButtonPressed("roll", 0, t=1.0), expect)
+    assert events == [] and len(signals) == 1
+    proposed = mode.proposed
+    assert len(proposed) == 2 and all(1 <= v <= 6 for v in proposed)
+    assert " ".join(map(str, proposed)) in signals[0].text_de
+    events, signals = mode.button(ButtonPressed("done", 0, t=2.0), "roll")
+    assert events == [DiceObserved(proposed, t=2.0)]

@@ -71,6 +71,20 @@ class ColourModel:
         diff = feats[:, None, :] - means[None, :, :]
         return np.einsum("nkf,kf->nk", diff * diff, inv_var)
 
+    def mixture_distances(self, feats: np.ndarray, first: np.ndarray, second: np.ndarray
+                          ) -> np.ndarray:
+        """Distance of each pixel to the nearest blend of two classes (a pixel on the border
+        between two colours shows some of each)."""
+        means, inv_var = self.arrays()
+        a, b = means[first], means[second]
+        weight = 0.5 * (inv_var[first] + inv_var[second])
+        span = a - b
+        alpha = ((feats - b) * weight * span).sum(axis=1) / np.maximum(
+            (span * weight * span).sum(axis=1), 1e-12)
+        nearest = b + np.clip(alpha, 0, 1)[:, None] * span
+        diff = feats - nearest
+        return (diff * diff * weight).sum(axis=1)
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         return (np.array(self.means, np.float32), 1.0 / np.array(self.variances, np.float32))
 
@@ -150,7 +164,7 @@ def gain_at(coeffs: np.ndarray, xy_mm: np.ndarray) -> np.ndarray:
 # ---- backgammon -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class LaneSamples:
     """Where to look along every lane: P positions × 3 pixels across, 1 mm apart."""
 
@@ -162,6 +176,11 @@ class LaneSamples:
     bounds: tuple[tuple[int, int], ...]  # per lane: [start, stop) into P
     background: np.ndarray  # (P * 3, 2) class indices that explain an empty pixel
     covered: tuple[np.ndarray, ...]  # per lane: (16, positions) where n = 0..15 checkers lie
+
+    @functools.cached_property
+    def mixed(self) -> np.ndarray:
+        """Pixels on a triangle's edge, which may show a blend of point and felt."""
+        return np.flatnonzero(self.background[:, 0] != self.background[:, 1])
 
 
 @functools.lru_cache(maxsize=8)
@@ -221,6 +240,9 @@ def read_lanes(samples: LaneSamples, warp: np.ndarray, gain: np.ndarray, model: 
     dist = model.distances(feats)
     rows = np.arange(len(dist))
     d_bg = np.minimum(dist[rows, samples.background[:, 0]], dist[rows, samples.background[:, 1]])
+    mixed = samples.mixed
+    d_bg[mixed] = np.minimum(d_bg[mixed], model.mixture_distances(
+        feats[mixed], samples.background[mixed, 0], samples.background[mixed, 1]))
     d_white = dist[:, model.index("white")]
     d_black = dist[:, model.index("black")]
     stacked = np.stack([d_bg, d_white, d_black], axis=1)

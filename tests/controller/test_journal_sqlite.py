@@ -73,6 +73,17 @@ def test_journal_is_in_wal_mode(tmp_path: Path) -> None:
     db.close()
 
 
+@pytest.mark.parametrize(("sync", "level"), [("normal", "NORMAL"), ("full", "FULL")])
+def test_durability_setting_is_applied(tmp_path: Path, sync: str, level: str) -> None:
+    with Journal.open(tmp_path, sync=sync) as journal:
+        assert journal.synchronous == level
+
+
+def test_unknown_durability_setting_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="fast"):
+        Journal.open(tmp_path, sync="fast")
+
+
 def test_garbage_file_is_moved_aside_never_overwritten(tmp_path: Path) -> None:
     path = tmp_path / FILENAME
     garbage = b"this is not an SQLite database" * 100

@@ -77,7 +77,8 @@ class DisplayConfig:
 class PinsConfig:
     factory: str = "mock"
     map: str = ""
-    stuck_changes_per_s: int = 20
+    stuck_changes_per_s: int = 10
+    stuck_after_s: float = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +276,7 @@ def validate(config: Config) -> Config:
     _choice(config.display.language, LANGUAGES, name, "display.language")
     _choice(config.pins.factory, PIN_FACTORIES, name, "pins.factory")
     _positive(config.pins.stuck_changes_per_s, name, "pins.stuck_changes_per_s")
+    _positive(config.pins.stuck_after_s, name, "pins.stuck_after_s")
     if not config.data.directory:
         raise ConfigError(f"{name}: data.directory is empty")
     sim = config.simulation

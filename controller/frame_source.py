@@ -86,6 +86,7 @@ class CameraFrames:
         self._clock = clock
         self._camera: Any | None = None
         self._next_try = 0.0
+        self._last_t = 0.0
         self.lost = False
 
     def read(self) -> Frame | None:
@@ -111,7 +112,9 @@ class CameraFrames:
         if self.lost:
             log.warning("camera is back")
         self.lost = False
-        return Frame(self._clock(), image)
+        # Table time never runs backwards for vision, even when the wall clock is corrected.
+        self._last_t = max(self._last_t, self._clock())
+        return Frame(self._last_t, image)
 
     def _mark_lost(self, why: str) -> None:
         if not self.lost:

@@ -170,34 +170,61 @@ class ObservationEvents:
         self.dice = ()
 
 
+InputKey = tuple[str, str, int | None]
+TRAY: InputKey = ("DieThrown", "", None)
+
+
+def input_key(event: Event) -> InputKey:
+    """Which physical input an event came from: its type, button name and seat."""
+    return (type(event).__name__, getattr(event, "name", ""), getattr(event, "seat", None))
+
+
 @dataclass
 class StuckInputFilter:
-    """Drops events from an input that fires impossibly often: reported once, ignored after.
+    """Finds a stuck input, reports it once and ignores it after.
 
-    A vibration sensor with a broken spring or a button shorted by a spilt drink would otherwise
-    flood the referee. An input is identified by its event type, name and seat.
+    Stuck is an input that fires impossibly often (a vibration sensor with a broken spring) or
+    stays active far longer than any press or throw (a button shorted by a spilt drink).
     """
 
-    limit_per_s: int = 20
-    stuck: set[tuple[Any, ...]] = field(default_factory=set)
-    _recent: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
+    limit_per_s: int = 10
+    stuck_after_s: float = 10.0
+    stuck: set[InputKey] = field(default_factory=set)
+    _recent: dict[InputKey, list[float]] = field(default_factory=dict)
+    _active_since: dict[InputKey, float] = field(default_factory=dict)
 
     def admit(self, event: Event) -> tuple[bool, Notice | None]:
         """(pass it on?, a Notice the first time the input is found stuck)."""
         if not isinstance(event, ButtonPressed | DieThrown):
             return True, None
-        key = (type(event).__name__, getattr(event, "name", ""), getattr(event, "seat", None))
+        key = input_key(event)
         if key in self.stuck:
             return False, None
         times = [t for t in self._recent.get(key, []) if event.t - t < 1.0]
         times.append(event.t)
         self._recent[key] = times
         if len(times) > self.limit_per_s:
-            self.stuck.add(key)
-            name = key[1] or "dice tray"
             log.warning("input %s fires %d times a second: stuck, ignored", key, len(times))
-            return False, notice(SENSOR_STUCK, name)
+            return False, self._stuck(key)
         return True, None
+
+    def watch(self, key: InputKey, active: bool, t: float) -> Notice | None:
+        """Called with an input's level now and then: a Notice when it has been held too long."""
+        if key in self.stuck or not active:
+            self._active_since.pop(key, None)
+            return None
+        since = self._active_since.setdefault(key, t)
+        if t - since < self.stuck_after_s:
+            return None
+        log.warning("input %s active for %.0f s: stuck, ignored", key, t - since)
+        return self._stuck(key)
+
+    def _stuck(self, key: InputKey) -> Notice:
+        self.stuck.add(key)
+        name = key[1] if key[1] else "dice tray"
+        if key[2] is not None:
+            name = f"{name} {key[2]}"
+        return notice(SENSOR_STUCK, name)
 
 
 class TablePipeline:
@@ -363,7 +390,7 @@ class TableApp:
         self.simulation = simulation
         self.journal = journal
         self.clock = clock
-        self.stuck = StuckInputFilter(config.pins.stuck_changes_per_s)
+        self.stuck = StuckInputFilter(config.pins.stuck_changes_per_s, config.pins.stuck_after_s)
         self.lost: CameraLostMode | None = None
         self.stop = threading.Event()
         self._failed_sinks: set[int] = set()
@@ -434,6 +461,7 @@ class TableApp:
         while not self.stop.is_set():
             frame = self.camera.read()
             now = self.clock()
+            self.show(self._watch_inputs(now))
             self.show(self._drain_inputs(now))
             if frame is not None:
                 last_frame = now
@@ -462,6 +490,19 @@ class TableApp:
             return
         self._held_done = None
         self.show(self.pipeline.handle(ButtonPressed(held.name, held.seat, t=self.clock())))
+
+    def _watch_inputs(self, t: float) -> list[Signal]:
+        devices = self.devices
+        if devices is None:
+            return []
+        levels: list[tuple[InputKey, bool]] = [(TRAY, bool(devices.dice_tray.is_active))]
+        levels += [(("ButtonPressed", n, None), b.is_pressed) for n, b in devices.buttons.items()]
+        levels += [
+            (("ButtonPressed", "done", seat), b.is_pressed)
+            for seat, b in devices.done_buttons.items()
+        ]
+        found = [self.stuck.watch(key, active, t) for key, active in levels]
+        return self.pipeline.announce([n for n in found if n is not None])
 
     def _drain_inputs(self, t: float) -> list[Signal]:
         out: list[Signal] = []
@@ -699,7 +740,7 @@ class GameVision:
 
         self.event = event
         self.reader = None
-        self.stabilizer = Stabilizer(settle_time=self.settle_s)
+        self.stabilizer = Stabilizer(settle_s=self.settle_s)
 
     def observe(self, image: np.ndarray, t: float) -> tuple[Any, Any | None]:
         if self.event is None:

@@ -142,3 +142,18 @@ def test_camera_lost_dice_come_from_the_roll_button_and_done(expect: str) -> Non
     assert " ".join(map(str, proposed)) in signals[0].text_de
     events, signals = mode.button(ButtonPressed("done", 0, t=2.0), "roll")
     assert events == [DiceObserved(proposed, t=2.0)]
+
+
+def test_input_held_far_too_long_is_stuck_once() -> None:
+    from controller.table_app import TRAY
+
+    stuck = StuckInputFilter(stuck_after_s=5.0)
+    notices = [stuck.watch(TRAY, True, 0.5 * i) for i in range(30)]
+    found = [n for n in notices if n is not None]
+    assert len(found) == 1 and found[0].key == SENSOR_STUCK.key
+    assert notices.index(found[0]) == 10  # 5 s after it became active
+    assert stuck.admit(DieThrown(t=100.0)) == (False, None)
+    # A throw that shakes the tray for a second is not stuck.
+    normal = StuckInputFilter(stuck_after_s=5.0)
+    key = ("ButtonPressed", "undo", None)
+    assert all(normal.watch(key, i % 4 != 3, 0.5 * i) is None for i in range(40))

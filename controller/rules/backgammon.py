@@ -14,11 +14,9 @@ The opponent's made points cannot change during a turn, so "blocked" is computed
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 from controller.events import BackgammonBoard
 from controller.rules import gnubg_id
@@ -32,6 +30,7 @@ from controller.rules.backgammon_options import (
 )
 from controller.rules.dice import check_dice, die_phases, opening_roll
 from controller.rules.errors import InvalidNotation, InvalidPosition, RulesError
+from controller.rules.notation import BAR, Move, format_moves, parse_moves
 from controller.rules.reasons import Reason, reason
 from controller.rules.verdict import Verdict
 
@@ -51,8 +50,6 @@ __all__ = [
 ]
 
 CHECKERS = 15
-BAR = 25  # in a mover's numbering: 25 = bar, 1..24 = points, 0 = off
-OFF = 0
 
 Side = tuple[int, ...]
 Key = tuple[Side, int]  # (mover's 25 counts after the play, bitmask of points where it hit)
@@ -148,22 +145,6 @@ class IllegalMove(RulesError):
     """A move that cannot be made on the board at all (no checker there, a blocked point)."""
 
 
-class Move(NamedTuple):
-    """One checker step in the mover's numbering: `src` 25 = bar, `dst` 0 = off."""
-
-    src: int
-    dst: int
-    hit: bool = False
-
-    def __str__(self) -> str:
-        src = "bar" if self.src == BAR else str(self.src)
-        dst = "off" if self.dst == OFF else str(self.dst)
-        return f"{src}/{dst}{'*' if self.hit else ''}"
-
-
-_TOKEN = re.compile(r"^(bar|\d{1,2})((?:/(?:off|\d{1,2})\*?)+)(?:\((\d)\))?$")
-
-
 @dataclass(frozen=True, slots=True)
 class Play:
     """A whole turn: the checker moves in order (empty when nothing can move)."""
@@ -172,21 +153,10 @@ class Play:
 
     def notation(self) -> str:
         """Standard notation from the mover's side, e.g. "bar/22* 13/11", "8/5(2)", "6/off"."""
-        if not self.moves:
-            return "-"
-        parts: list[str] = []
-        i = 0
-        while i < len(self.moves):
-            j = i
-            while j + 1 < len(self.moves) and self.moves[j + 1] == self.moves[i]:
-                j += 1
-            count = j - i + 1
-            parts.append(str(self.moves[i]) + (f"({count})" if count > 1 else ""))
-            i = j + 1
-        return " ".join(parts)
+        return format_moves(self.moves)
 
     def __str__(self) -> str:
-        return self.notation()
+        return format_moves(self.moves)
 
     @staticmethod
     def parse(text: str, turn: int = 0) -> Play:
@@ -197,30 +167,7 @@ class Play:
         """
         if turn not in (0, 1):
             raise InvalidNotation(f"turn must be 0 or 1, not {turn!r}")
-        text = text.strip()
-        if text in ("-", "", "pass"):
-            return Play(())
-        moves: list[Move] = []
-        for token in text.replace(",", " ").split():
-            match = _TOKEN.match(token.lower())
-            if not match:
-                raise InvalidNotation(
-                    f"cannot read {token!r} (expected e.g. 24/18, bar/22*, 6/off)"
-                )
-            first, rest, repeat = match.groups()
-            points = [first, *re.findall(r"/(off|\d{1,2})(\*?)", rest)]
-            chain: list[Move] = []
-            src = BAR if first == "bar" else int(first)
-            for dst_text, star in points[1:]:
-                dst = OFF if dst_text == "off" else int(dst_text)
-                if not 1 <= src <= BAR or not 0 <= dst <= 24:
-                    raise InvalidNotation(f"point out of range in {token!r}")
-                chain.append(Move(src, dst, star == "*"))
-                src = dst
-            moves.extend(chain * int(repeat or 1))
-        if len(moves) > 8:
-            raise InvalidNotation(f"{len(moves)} moves are more than any roll allows: {text!r}")
-        return Play(tuple(moves))
+        return Play(parse_moves(text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ import argparse
 import json
 import logging
 import os
+import queue
 import select
 import signal
 import sys
@@ -48,6 +49,11 @@ class Emulator:
         self._master = -1
         self._slave = -1
         self._last_dump: dict[str, object] | None = None
+        self._inputs: queue.Queue[tuple[int, bool]] = queue.Queue()
+
+    def inject(self, input_id: int, active: bool) -> None:
+        """A debounced change of a board input, as if a player pressed it (any thread)."""
+        self._inputs.put((input_id, active))
 
     def plug(self) -> None:
         """A new pty and a freshly booted board, linked at `port`."""
@@ -104,6 +110,9 @@ class Emulator:
                 time.sleep(timeout)
                 data = b""
             out += self.board.feed(data, now_ms())
+        while not self._inputs.empty():
+            input_id, active = self._inputs.get_nowait()
+            out += self.board.report_input(input_id, active, now_ms())
         out += self.board.tick(now_ms())
         if out:
             self._send(bytes(out))

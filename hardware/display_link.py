@@ -69,6 +69,7 @@ class DisplayLink:
         self._leds: list[Colour] = [(0, 0, 0)] * n_leds
         self._die = 0
         self._beeps: collections.deque[tuple[int, int]] = collections.deque()
+        self._version_wanted = True
         self._acked_screen: tuple[str, ...] | None = None
         self._acked_leds: list[Colour] | None = None
         self._acked_die: int | None = None
@@ -146,6 +147,12 @@ class DisplayLink:
             self._beeps.append((freq_hz, ms))
         self._wake()
 
+    def request_version(self) -> None:
+        """Ask the board for its firmware version (`board_version`; asked after every connect)."""
+        with self._lock:
+            self._version_wanted = True
+        self._wake()
+
     def screen(self) -> tuple[str, ...]:
         """The lines the board should be showing (the desired state)."""
         with self._lock:
@@ -171,6 +178,7 @@ class DisplayLink:
             and self._acked_leds == self._leds
             and self._acked_die == self._die
             and not self._beeps
+            and not self._version_wanted
         )
 
     def _wake(self) -> None:
@@ -209,6 +217,7 @@ class DisplayLink:
         port.reset_input_buffer()
         with self._lock:
             self._acked_screen = self._acked_leds = self._acked_die = None
+            self._version_wanted = True
             self._receiver = codec.Receiver()
             self._serial = port
         self.stats.reconnects += 1
@@ -264,6 +273,12 @@ class DisplayLink:
                     self._beeps.popleft()
 
                 return codec.MessageType.BEEP, codec.beep(0, freq, ms).body, commit_beep
+            if self._version_wanted:
+
+                def commit_version() -> None:
+                    self._version_wanted = False
+
+                return codec.MessageType.VERSION_QUERY, b"", commit_version
         return None
 
     def _led_job_locked(self) -> tuple[codec.MessageType, bytes, Callable[[], None]]:

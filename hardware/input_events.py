@@ -104,3 +104,51 @@ class InputEvents:
             button.when_pressed = button.when_held = button.when_released = None
         self.devices.dice_tray.when_activated = None
         log.debug("input events stopped")
+
+
+BOARD_INPUTS = {0: "roll", 1: "undo", 2: "new_game", 3: "dice_tray"}
+
+
+class BoardInputs:
+    """Inputs wired to the display board (debounced there) as Events: `DisplayLink.on_sensor`.
+
+    `names` maps the board's input ids to button names, or "dice_tray" for the tray sensor.
+    Undo is long when released after `long_press_s`; the tray honours the same quiet time as
+    the Pi's own sensor. Runs on the link's I/O thread, so it only puts Events on the queue.
+    """
+
+    def __init__(
+        self,
+        events: queue.Queue[Event],
+        names: dict[int, str] | None = None,
+        clock: Clock = time.monotonic,
+        long_press_s: float = 1.5,
+        quiet_s: float = 1.0,
+    ) -> None:
+        self.events = events
+        self.names = dict(BOARD_INPUTS if names is None else names)
+        self.clock = clock
+        self.long_press_s = long_press_s
+        self.quiet_s = quiet_s
+        self._pressed_at: dict[int, float] = {}
+        self._last_shake = -1e9
+
+    def __call__(self, input_id: int, active: bool) -> None:
+        name = self.names.get(input_id)
+        if name is None:
+            log.warning("board input %d is not mapped to a button", input_id)
+            return
+        t = self.clock()
+        if name == "dice_tray":
+            if active:
+                if t - self._last_shake >= self.quiet_s:
+                    self.events.put(DieThrown(t))
+                self._last_shake = t
+        elif name == "undo":
+            if active:
+                self._pressed_at[input_id] = t
+            elif input_id in self._pressed_at:
+                held = t - self._pressed_at.pop(input_id)
+                self.events.put(ButtonPressed(name, None, held >= self.long_press_s, t))
+        elif active:
+            self.events.put(ButtonPressed(name, None, False, t))

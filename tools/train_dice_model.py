@@ -67,15 +67,22 @@ def make_classifier() -> nn.Module:
 
 
 class Sample:
-    """One train photo at full size and at the detector's scale, with its labelled dice."""
+    """One train image at full size and at the detector's scale, with its labelled dice.
 
-    def __init__(self, image: np.ndarray, boxes: np.ndarray, values: np.ndarray) -> None:
+    `die_px` is the image's typical die width: the detector sees the image rescaled so that
+    dice are as wide as in the photos at `DETECTOR_SCALE`, exactly as `DiceReader` does.
+    """
+
+    def __init__(self, image: np.ndarray, boxes: np.ndarray, values: np.ndarray,
+                 cocked: np.ndarray | None = None, die_px: float = dm.REFERENCE_DIE_PX) -> None:
         self.image = image
-        self.small = cv2.resize(
-            image, None, fx=dm.DETECTOR_SCALE, fy=dm.DETECTOR_SCALE, interpolation=cv2.INTER_AREA
-        )
-        self.boxes = boxes.astype(np.float32)
+        self.die_px = die_px
+        self.det_scale = dm.DETECTOR_SCALE * dm.REFERENCE_DIE_PX / die_px
+        self.small = cv2.resize(image, None, fx=self.det_scale, fy=self.det_scale,
+                                interpolation=cv2.INTER_AREA)
+        self.boxes = boxes.astype(np.float32).reshape(-1, 4)
         self.values = values
+        self.cocked = cocked if cocked is not None else np.zeros(len(values), bool)
         self.hard_negatives: list[tuple[float, float, float]] = []
 
 
@@ -91,6 +98,27 @@ def load_samples(data: Path, val_every: int) -> tuple[list[Sample], list]:
         values = np.array([d.value for d in item.dice], np.int64)
         train.append(Sample(image, boxes, values))
     return train, val
+
+
+def render_samples(count: int, seed: int) -> list[Sample]:
+    """Frames from the project's renderer (both boards, some dice cocked): the only source of
+    cocked dice, and of the table's own look (board, checkers, pieces) for the detector."""
+    from vision.render_board import DIE_SIZE_MM
+    from vision.render_dataset import random_scene
+    from vision.renderer import render
+
+    rng = np.random.default_rng(seed)
+    samples = []
+    for i in range(count):
+        game = ("backgammon", "maedn")[i % 2]
+        scene = random_scene(rng, game, players=int(rng.integers(2, 5)), cocked=0.35)
+        frame = render(scene, seed * 100_003 + i)
+        boxes = np.array(frame.dice_boxes, np.float32)
+        values = np.array([d.value for d in frame.dice], np.int64)
+        cocked = np.array([d.cocked for d in frame.dice], bool)
+        samples.append(Sample(frame.image, boxes, values, cocked,
+                              die_px=DIE_SIZE_MM * frame.camera.px_per_mm))
+    return samples
 
 
 def colour_jitter(img: np.ndarray, rng: random.Random, allow_invert: bool) -> np.ndarray:
@@ -120,11 +148,18 @@ def detector_example(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """An augmented detector input and its heat-map, regression targets and regression mask."""
     h, w = s.small.shape[:2]
+    k = s.det_scale
+    if len(s.boxes) and rng.random() < 0.8:
+        box = s.boxes[rng.randrange(len(s.boxes))]
+        fx = (box[0] + box[2]) / 2 * k + rng.uniform(-80, 80)
+        fy = (box[1] + box[3]) / 2 * k + rng.uniform(-80, 80)
+    else:
+        fx, fy = rng.uniform(0, w), rng.uniform(0, h)
     angle = rng.uniform(0, 360)
     scale = math.exp(rng.uniform(math.log(0.7), math.log(1.45)))
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
-    m[0, 2] += size / 2 - w / 2 + rng.uniform(-60, 60)
-    m[1, 2] += size / 2 - h / 2 + rng.uniform(-60, 60)
+    m = cv2.getRotationMatrix2D((fx, fy), angle, scale)
+    m[0, 2] += size / 2 - fx
+    m[1, 2] += size / 2 - fy
     if rng.random() < 0.5:
         m[0] = -m[0]
         m[0, 2] += size
@@ -137,11 +172,10 @@ def detector_example(
     reg = np.zeros((4, cells, cells), np.float32)
     mask = np.zeros((cells, cells), np.float32)
     gy, gx = np.mgrid[0:cells, 0:cells].astype(np.float32) + 0.5
-    half = dm.DETECTOR_SCALE
     for box in s.boxes:
-        cx, cy = (box[0] + box[2]) / 2 * half, (box[1] + box[3]) / 2 * half
+        cx, cy = (box[0] + box[2]) / 2 * k, (box[1] + box[3]) / 2 * k
         px, py = m @ np.array([cx, cy, 1.0])
-        bw, bh = (box[2] - box[0]) * half * scale, (box[3] - box[1]) * half * scale
+        bw, bh = (box[2] - box[0]) * k * scale, (box[3] - box[1]) * k * scale
         if not (0 <= px < size and 0 <= py < size):
             continue
         ux, uy = px / dm.DETECTOR_STRIDE, py / dm.DETECTOR_STRIDE
@@ -163,7 +197,15 @@ def focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
 
 
-def train_detector(samples: list[Sample], steps: int, batch: int, seed: int) -> nn.Module:
+def pick(real: list[Sample], rendered: list[Sample], rng: random.Random) -> Sample:
+    """A random train image: mostly real photos, a quarter rendered frames when there are any."""
+    if rendered and rng.random() < 0.25:
+        return rng.choice(rendered)
+    return rng.choice(real)
+
+
+def train_detector(real: list[Sample], rendered: list[Sample], steps: int, batch: int,
+                   seed: int) -> nn.Module:
     rng = random.Random(seed)
     net = make_detector()
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -171,7 +213,7 @@ def train_detector(samples: list[Sample], steps: int, batch: int, seed: int) -> 
     size = 256
     start = time.time()
     for step in range(steps):
-        exs = [detector_example(rng.choice(samples), rng, size) for _ in range(batch)]
+        exs = [detector_example(pick(real, rendered, rng), rng, size) for _ in range(batch)]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         heat = torch.from_numpy(np.stack([e[1] for e in exs]))
         reg = torch.from_numpy(np.stack([e[2] for e in exs]))
@@ -204,7 +246,7 @@ def classifier_example(s: Sample, rng: random.Random, kind: str) -> tuple[np.nda
         size = float(sizes[i]) * rng.uniform(0.85, 1.15)
         cx = centres[i, 0] + rng.uniform(-0.12, 0.12) * sizes[i]
         cy = centres[i, 1] + rng.uniform(-0.12, 0.12) * sizes[i]
-        label = int(s.values[i])
+        label = dm.COCKED if s.cocked[i] else int(s.values[i])
     elif kind == "near":
         i = rng.randrange(len(sizes))
         a = rng.uniform(0, 2 * math.pi)
@@ -217,7 +259,7 @@ def classifier_example(s: Sample, rng: random.Random, kind: str) -> tuple[np.nda
         cy += rng.uniform(-3, 3)
         size *= rng.uniform(0.85, 1.15)
     else:
-        size = rng.uniform(25, 60)
+        size = s.die_px * rng.uniform(0.6, 1.5)
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
     if label == dm.NOT_A_DIE and len(sizes):
         d = np.hypot(centres[:, 0] - cx, centres[:, 1] - cy)
@@ -233,7 +275,8 @@ def classifier_example(s: Sample, rng: random.Random, kind: str) -> tuple[np.nda
     return colour_jitter(crop, rng, allow_invert=True), label
 
 
-def train_classifier(samples: list[Sample], steps: int, batch: int, seed: int) -> nn.Module:
+def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, batch: int,
+                     seed: int) -> nn.Module:
     rng = random.Random(seed)
     net = make_classifier()
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -241,7 +284,7 @@ def train_classifier(samples: list[Sample], steps: int, batch: int, seed: int) -
     kinds = ["die"] * 6 + ["near", "background", "hard", "hard"]
     start = time.time()
     for step in range(steps):
-        picks = [(rng.choice(samples), rng.choice(kinds)) for _ in range(batch)]
+        picks = [(pick(real, rendered, rng), rng.choice(kinds)) for _ in range(batch)]
         exs = [classifier_example(s, rng, kind) for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         y = torch.tensor([e[1] for e in exs])
@@ -263,9 +306,9 @@ def mine_hard_negatives(net: nn.Module, samples: list[Sample]) -> int:
     count = 0
     with torch.no_grad():
         for s in samples:
-            img = dm.detector_input(s.image, dm.DETECTOR_SCALE)
+            img = dm.detector_input(s.image, s.det_scale)
             out = net(torch.from_numpy(dm.to_blob([img])))[0].numpy()
-            for c in dm.decode_detections(out, dm.DETECTOR_SCALE, 0.05):
+            for c in dm.decode_detections(out, s.det_scale, 0.05):
                 inside = (
                     (s.boxes[:, 0] <= c.cx) & (c.cx <= s.boxes[:, 2])
                     & (s.boxes[:, 1] <= c.cy) & (c.cy <= s.boxes[:, 3])
@@ -291,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--val-every", type=int, default=0)
     parser.add_argument("--detector-steps", type=int, default=3000)
     parser.add_argument("--classifier-steps", type=int, default=6000)
+    parser.add_argument("--rendered", type=int, default=300,
+                        help="frames from vision.renderer to add (cocked dice come only from them)")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
@@ -300,12 +345,14 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     samples, val = load_samples(args.data, args.val_every)
-    log.info("%d train photos, %d held out", len(samples), len(val))
-    detector = train_detector(samples, args.detector_steps, 16, args.seed)
+    rendered = render_samples(args.rendered, args.seed) if args.rendered else []
+    log.info("%d train photos, %d held out, %d rendered frames", len(samples), len(val),
+             len(rendered))
+    detector = train_detector(samples, rendered, args.detector_steps, 16, args.seed)
     export(detector, torch.zeros(1, 3, 320, 320), args.out / dm.DETECTOR_FILE.name,
            {2: "height", 3: "width"})
-    log.info("%d hard negatives mined", mine_hard_negatives(detector, samples))
-    classifier = train_classifier(samples, args.classifier_steps, 128, args.seed)
+    log.info("%d hard negatives mined", mine_hard_negatives(detector, samples + rendered))
+    classifier = train_classifier(samples, rendered, args.classifier_steps, 128, args.seed)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / dm.CLASSIFIER_FILE.name, {0: "batch"})
     if val:

@@ -94,27 +94,38 @@ class DiceReader:
                 raise DiceInputError(
                     f"mask is {mask.shape[:2]}, image is {image.shape[:2]}: sizes must match"
                 )
-        candidates = self._detect(image)
-        if mask is not None:
-            h, w = image.shape[:2]
-            candidates = [
-                c for c in candidates
-                if mask[min(h - 1, max(0, int(c.cy))), min(w - 1, max(0, int(c.cx)))]
-            ]
+        candidates = self.detect(image) if mask is None else self._detect_in_mask(image, mask)
         if not candidates:
             return []
         crops = [
             dm.crop_die(image, c.cx, c.cy, dm.crop_side(c.width, c.height)) for c in candidates
         ]
         self._classifier.setInput(dm.to_blob(crops))
-        probs = dm.softmax(self._classifier.forward().reshape(len(crops), dm.NUM_CLASSES))
+        probs = dm.softmax(self._classifier.forward().reshape(len(crops), -1))
         return self._choose(image.shape[:2], candidates, probs)
 
-    def _detect(self, image: np.ndarray) -> list[dm.Candidate]:
+    def detect(self, image: np.ndarray) -> list[dm.Candidate]:
+        """Stage 1 alone: the detector's candidates in a BGR image, before any are rejected."""
         small = dm.detector_input(image, self.scale)
         self._detector.setInput(dm.to_blob([small]))
         out = self._detector.forward()[0]
         return dm.decode_detections(out, self.scale, self.detect_threshold)
+
+    def _detect_in_mask(self, image: np.ndarray, mask: np.ndarray) -> list[dm.Candidate]:
+        """Run the detector only on the mask's bounding box (plus a die of margin)."""
+        ys, xs = np.nonzero(mask)
+        if len(xs) == 0:
+            return []
+        h, w = image.shape[:2]
+        margin = round(dm.REFERENCE_DIE_PX * dm.DETECTOR_SCALE / self.scale)
+        x0, y0 = max(0, int(xs.min()) - margin), max(0, int(ys.min()) - margin)
+        x1, y1 = min(w, int(xs.max()) + 1 + margin), min(h, int(ys.max()) + 1 + margin)
+        found = self.detect(image[y0:y1, x0:x1])
+        return [
+            dm.Candidate(c.cx + x0, c.cy + y0, c.width, c.height, c.score)
+            for c in found
+            if mask[min(h - 1, max(0, int(c.cy + y0))), min(w - 1, max(0, int(c.cx + x0)))]
+        ]
 
     def _choose(
         self, shape: tuple[int, int], candidates: list[dm.Candidate], probs: np.ndarray
@@ -136,10 +147,11 @@ class DiceReader:
                 min(w, round(c.cx + c.width / 2)),
                 min(h, round(c.cy + c.height / 2)),
             )
-            value = int(np.argmax(probs[i, 1:])) + 1
+            value = int(np.argmax(probs[i, 1 : dm.COCKED])) + 1
             p_value = float(probs[i, value])
+            p_cocked = float(probs[i, dm.COCKED]) if probs.shape[1] > dm.COCKED else 0.0
             aspect = max(c.width, c.height) / max(1e-6, min(c.width, c.height))
-            if p_value < self.read_threshold or aspect > self.max_aspect:
+            if p_value < self.read_threshold or p_cocked > p_value or aspect > self.max_aspect:
                 kept.append(DieReading(None, box, float(p_die[i]), True))
             else:
                 kept.append(DieReading(value, box, p_value, False))

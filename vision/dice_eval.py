@@ -4,7 +4,8 @@ A labelled folder holds `labels.json` (a list of `{"image", "split", "dice": [{"
 image paths relative to the folder) and the images. Matching rule: a reading matches a label when
 the box IoU is at least 0.5 *or* the reading's box centre lies inside the labelled box; each label
 and each reading is used once, best IoU first. A die counts as right only when it is matched and
-its value is right; a missed label counts as wrong; an unmatched reading is a false die.
+its value is right (a die labelled `"cocked": true` is right only when read as cocked, value None);
+a missed label counts as wrong; an unmatched reading is a false die.
 """
 
 from __future__ import annotations
@@ -31,8 +32,11 @@ class LabelError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class LabelledDie:
+    """A labelled die; `cocked` ones (rendered frames) count as right only when read as cocked."""
+
     value: int
     box: tuple[int, int, int, int]
+    cocked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +91,10 @@ def _parse_entry(path: Path, index: int, entry: object) -> LabelledImage:
             and box[1] < box[3]
         ):
             raise LabelError(f"{where} die {j}: 'box' must be [x0, y0, x1, y1], got {box!r}")
-        dice.append(LabelledDie(value, tuple(round(v) for v in box)))
+        cocked = die.get("cocked", False)
+        if not isinstance(cocked, bool):
+            raise LabelError(f"{where} die {j}: 'cocked' must be true or false, got {cocked!r}")
+        dice.append(LabelledDie(value, tuple(round(v) for v in box), cocked))
     return LabelledImage(path.parent / entry["image"], str(entry.get("split", "")), tuple(dice))
 
 
@@ -141,7 +148,8 @@ def score_image(
             continue
         used_p.add(i)
         used_l.add(j)
-        if predictions[i][0] == labels[j].value:
+        expected = None if labels[j].cocked else labels[j].value
+        if predictions[i][0] == expected:
             right += 1
         else:
             wrong += 1

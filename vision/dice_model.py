@@ -35,9 +35,11 @@ REFERENCE_DIE_PX = 40.0
 CROP_SIZE = 40
 #: The crop covers this many die sizes, so the whole top face fits even when the box is off.
 CROP_CONTEXT = 1.3
-#: Classifier classes: index 0 is "not a die", index v is the value v.
+#: Classifier classes: index 0 is "not a die", index v is the value v, index 7 a cocked die
+#: (learned from the renderer's tilted dice: the photos have none).
 NOT_A_DIE = 0
-NUM_CLASSES = 7
+COCKED = 7
+NUM_CLASSES = 8
 
 
 @dataclass(frozen=True, slots=True)

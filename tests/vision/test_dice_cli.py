@@ -1,0 +1,126 @@
+"""`spieltisch vision dice|eval` through a real subprocess: the JSON contracts and bad files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vision.dice_eval import default_data_dir, load_labels, score_image
+from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = default_data_dir()
+
+pytestmark = [
+    pytest.mark.skipif(
+        not (DATA / "labels.json").is_file(),
+        reason=f"real dice photos (shared/data/dice-topdown) not found at {DATA}",
+    ),
+    pytest.mark.skipif(
+        not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),
+        reason="dice model files vision/models/*.onnx missing",
+    ),
+]
+
+
+def spieltisch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", "vision", *args],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def test_dice_json_prints_one_contract_line_per_image_and_survives_bad_files(tmp_path) -> None:
+    items = load_labels(DATA, "test")[:2]
+    not_image = tmp_path / "notes.jpg"
+    not_image.write_text("this is not a photo")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    missing = tmp_path / "missing.jpg"
+    paths = [str(items[0].path), str(not_image), str(empty), str(missing), str(items[1].path)]
+
+    result = spieltisch("dice", *paths, "--json")
+
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["image"] for line in lines] == paths
+    for bad in lines[1:4]:
+        assert set(bad) == {"image", "error"}
+        assert bad["image"] in bad["error"]
+    for good, item in ((lines[0], items[0]), (lines[4], items[1])):
+        assert set(good) == {"image", "dice", "ms"}
+        assert isinstance(good["ms"], float) and good["ms"] > 0
+        for die in good["dice"]:
+            assert set(die) == {"value", "box", "confidence", "cocked"}
+            assert die["value"] in range(1, 7) and die["cocked"] is False
+            assert len(die["box"]) == 4 and all(isinstance(v, int) for v in die["box"])
+            assert 0.0 <= die["confidence"] <= 1.0
+        score = score_image([(d["value"], d["box"]) for d in good["dice"]], item.dice)
+        assert score.right >= len(item.dice) - 1, (item.path.name, score)
+    assert result.returncode == 1, "a run with unreadable files must not report success"
+
+
+def test_dice_json_on_good_images_exits_zero() -> None:
+    item = load_labels(DATA, "test")[0]
+    result = spieltisch("dice", str(item.path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 1
+
+
+def hand_made_folder(tmp_path: Path) -> Path:
+    """Two data-set photos with labels edited in known ways.
+
+    Photo A: one die's value changed (-> 1 wrong value), one label dropped (-> 1 false die), one
+    label added on empty tray far from any die (-> 1 missed). Photo B: labels as given.
+    """
+    a, b = load_labels(DATA, "test")[:2]
+    for item in (a, b):
+        shutil.copy(item.path, tmp_path / item.path.name)
+    dice_a = [{"value": d.value, "box": list(d.box)} for d in a.dice]
+    dice_a[0]["value"] = dice_a[0]["value"] % 6 + 1
+    dice_a.pop()
+    dice_a.append({"value": 3, "box": [2, 2, 30, 30]})
+    labels = [
+        {"image": a.path.name, "split": "test", "dice": dice_a},
+        {"image": b.path.name, "split": "test",
+         "dice": [{"value": d.value, "box": list(d.box)} for d in b.dice]},
+        {"image": "not-used.jpg", "split": "train", "dice": []},
+    ]
+    (tmp_path / "labels.json").write_text(json.dumps(labels))
+    return tmp_path
+
+
+def test_eval_json_counts_hand_made_wrong_missed_and_false_dice(tmp_path) -> None:
+    a, b = load_labels(DATA, "test")[:2]
+    folder = hand_made_folder(tmp_path)
+
+    result = spieltisch("eval", str(folder), "--split", "test", "--json")
+
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["images"] == 2
+    assert report["dice"] == len(a.dice) + len(b.dice)
+    assert report["wrong_value"] >= 1
+    assert report["missed"] >= 1
+    assert report["false_dice"] >= 1
+    assert report["right"] <= report["dice"] - 2
+    assert report["image_accuracy"] <= 0.5
+    assert a.path.name in report["failures"]
+    assert report["ms_per_image"] > 0
+
+
+def test_eval_text_output_names_every_metric(tmp_path) -> None:
+    result = spieltisch("eval", str(hand_made_folder(tmp_path)), "--split", "test")
+    assert result.returncode == 0, result.stderr
+    for words in ("per-die accuracy", "false dice/image", "images all right", "ms per image"):
+        assert words in result.stdout
+
+
+def test_eval_on_folder_without_labels_is_a_clear_error(tmp_path) -> None:
+    result = spieltisch("eval", str(tmp_path))
+    assert result.returncode == 2
+    assert "labels.json" in result.stderr

@@ -181,6 +181,10 @@ def _detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    # Small, slightly blurred markers: try more threshold windows, read bits nearer the edge.
+    params.adaptiveThreshWinSizeMax = 53
+    params.adaptiveThreshWinSizeStep = 4
+    params.perspectiveRemoveIgnoredMarginPerCell = 0.3
     detector = cv2.aruco.ArucoDetector(
         cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
     corners, ids, _ = detector.detectMarkers(grey)
@@ -198,21 +202,20 @@ def _outline_homography(image: np.ndarray, width: float, height: float) -> np.nd
     edge map is the board's outline (markers make small separate blobs)."""
     grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     edges = cv2.Canny(grey, 40, 120)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))  # small: markers must stay apart
     contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         raise CalibrationError("board outline not found: no edges in the picture", NO_BOARD)
-    contour = max(contours, key=cv2.contourArea)
+    contour = max(contours, key=lambda c: cv2.contourArea(cv2.convexHull(c)))
+    hull = cv2.convexHull(contour)
     h, w = grey.shape
-    if cv2.contourArea(contour) < 0.05 * h * w:
-        raise CalibrationError("board outline not found: the largest dark area is too small",
+    if cv2.contourArea(hull) < 0.05 * h * w:
+        raise CalibrationError("board outline not found: the largest outlined area is too small",
                                NO_BOARD)
     x, y, bw, bh = cv2.boundingRect(contour)
-    if x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1:
+    if x <= 2 or y <= 2 or x + bw >= w - 2 or y + bh >= h - 2:
         raise CalibrationError("board outline touches the picture's edge: part of the board is "
                                "outside the picture", PARTLY_OUTSIDE)
-    hull = cv2.convexHull(contour)
     approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
     if len(approx) != 4:
         raise CalibrationError(f"board outline has {len(approx)} corners, not 4", NO_BOARD)
@@ -232,7 +235,8 @@ def _refine_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
         seg = b - a
         length = np.linalg.norm(seg)
         t = (points - a) @ seg / (length * length)
-        dist = np.abs(np.cross(seg, points - a)) / length
+        rel = points - a
+        dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length
         near = points[(t > 0.1) & (t < 0.9) & (dist < max(3.0, 0.02 * length))]
         if len(near) < 5:
             lines.append((a, seg / length))

@@ -1,0 +1,228 @@
+"""Calibration on rendered frames: homography error in mm (markers and outline), colours learned
+from the start position, dim-light and partly-outside warnings, the calibration file, the
+overlay and the `spieltisch calibrate` command."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.commands import calibrate as calibrate_command
+from vision.calibration import (
+    MARKERS_MISSING,
+    PARTLY_OUTSIDE,
+    STANDARD_BACKGAMMON,
+    TOO_DIM,
+    Calibration,
+    CalibrationError,
+    calibrate,
+    find_board,
+    maedn_start,
+    overlay,
+)
+from vision.geometry import load_geometry
+from vision.renderer import Camera, Scene, render
+
+GEO = load_geometry()
+GAMES = ("backgammon", "maedn")
+
+
+def start_scene(game: str, **options: object) -> Scene:
+    start = STANDARD_BACKGAMMON if game == "backgammon" else maedn_start(4)
+    return Scene(start, **options)  # type: ignore[arg-type]
+
+
+def error_mm(frame_camera: Camera, homography: np.ndarray, game: str) -> np.ndarray:
+    """Where the renderer really drew board points, mapped back through the estimate."""
+    w, h = GEO.board_size(game)
+    xs, ys = np.meshgrid(np.linspace(0, w, 12), np.linspace(0, h, 10))
+    truth = np.column_stack([xs.ravel(), ys.ravel()])
+    pixels = frame_camera.project(truth)
+    back = cv2.perspectiveTransform(pixels[None], np.linalg.inv(homography))[0]
+    return np.linalg.norm(back - truth, axis=1)
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("seed", range(5))
+def test_homography_from_markers_is_accurate_to_a_few_mm(game: str, seed: int) -> None:
+    frame = render(start_scene(game), seed=seed)
+    fix = find_board(frame.image, game)
+    assert fix.method == "markers" and fix.markers_found == (0, 1, 2, 3)
+    err = error_mm(frame.camera, fix.homography, game)
+    assert err.mean() < 3.5 and err.max() < 8.0, f"mean {err.mean():.2f} max {err.max():.2f} mm"
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("seed", range(5))
+def test_homography_from_the_outline_without_markers(game: str, seed: int) -> None:
+    frame = render(start_scene(game, markers=False), seed=seed)
+    fix = find_board(frame.image, game)
+    assert fix.method == "outline"
+    assert MARKERS_MISSING in fix.warnings
+    err = error_mm(frame.camera, fix.homography, game)
+    assert err.mean() < 3.0 and err.max() < 6.0, f"mean {err.mean():.2f} max {err.max():.2f} mm"
+
+
+def test_outline_is_used_on_request_even_when_markers_are_there() -> None:
+    frame = render(start_scene("maedn"), seed=11)
+    fix = find_board(frame.image, "maedn", use_markers=False)
+    assert fix.method == "outline" and fix.markers_found == ()
+    assert error_mm(frame.camera, fix.homography, "maedn").mean() < 3.0
+
+
+def test_backgammon_colours_learned_from_the_start_position() -> None:
+    calib = calibrate(render(start_scene("backgammon"), seed=3).image, "backgammon")
+    model = calib.colours
+    assert set(model.names) == {"white", "black", "point0", "point1", "felt", "bar", "tray"}
+    means = dict(zip(model.names, model.means, strict=True))
+    assert means["white"][3] > 2 * means["black"][3]  # brightness
+    # The renderer paints odd points red and the felt green: the learned chromaticity agrees.
+    assert np.argmax(means["point1"][:3]) == 2 and np.argmax(means["felt"][:3]) == 1
+
+
+def test_maedn_piece_colours_learned_from_the_start_position() -> None:
+    calib = calibrate(render(start_scene("maedn"), seed=4).image, "maedn")
+    assert calib.piece_colours == (0, 1, 2, 3)
+    means = dict(zip(calib.colours.names, calib.colours.means, strict=True))
+    b, g, r = (np.array([means[f"piece{c}"][i] for c in range(4)]) for i in range(3))
+    # Colour 0 yellow (little blue), 1 green, 2 red, 3 blue.
+    assert b.argmin() == 0 and g.argmax() == 1 and r.argmax() in (0, 2) and r[2] > g[2]
+    assert b.argmax() == 3
+
+
+def test_only_the_colours_in_their_houses_are_learned() -> None:
+    calib = calibrate(render(Scene(maedn_start(2)), seed=5).image, "maedn", players=2)
+    assert calib.piece_colours == (0, 2)
+
+
+def test_dim_light_is_warned_about() -> None:
+    dim = calibrate(render(start_scene("backgammon", light=0.15), seed=6).image, "backgammon")
+    bright = calibrate(render(start_scene("backgammon"), seed=6).image, "backgammon")
+    assert TOO_DIM.key in dim.warnings
+    assert TOO_DIM.key not in bright.warnings
+
+
+def _shifted_camera(game: str) -> Camera:
+    """A camera moved sideways until the board's left edge leaves the picture while the two
+    right-hand markers stay well inside it."""
+    w, h = GEO.board_size(game)
+    cam = Camera.random(np.random.default_rng(8), (w, h))
+    right_markers = np.array([p for i in (1, 2) for p in GEO.markers.corners(w, h)[i]])
+    for shift in np.arange(0.0, 2 * w, 5.0):
+        x, y, z = cam.position
+        moved = dataclasses.replace(cam, position=(x + shift, y, z))
+        left_edge = moved.project(np.array([(0.0, 0.0), (0.0, h)]))[:, 0]
+        markers_x = moved.project(right_markers)[:, 0]
+        if left_edge.max() < -20 and markers_x.min() > 40:
+            return moved
+    raise AssertionError("no camera position puts the board partly outside")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_board_partly_outside_the_picture_is_warned_about(game: str) -> None:
+    frame = render(start_scene(game), seed=9, camera=_shifted_camera(game))
+    calib = calibrate(frame.image, game)
+    assert PARTLY_OUTSIDE.key in calib.warnings
+    assert MARKERS_MISSING.key in calib.warnings
+
+
+def test_board_partly_outside_without_markers_is_an_error_saying_so() -> None:
+    frame = render(start_scene("maedn", markers=False), seed=9,
+                   camera=_shifted_camera("maedn"))
+    with pytest.raises(CalibrationError, match="outside the picture") as info:
+        calibrate(frame.image, "maedn")
+    assert info.value.reason == PARTLY_OUTSIDE
+
+
+def test_no_board_in_the_picture_is_an_error() -> None:
+    with pytest.raises(CalibrationError, match="outline"):
+        calibrate(np.full((720, 1280, 3), 150, np.uint8), "backgammon")
+
+
+@pytest.mark.parametrize(("image", "message"), [
+    (np.zeros((0, 0, 3), np.uint8), "empty"),
+    (np.zeros((720, 1280), np.uint8), "colour"),
+    (np.zeros((720, 1280, 3), np.float64), "8-bit"),
+])
+def test_bad_pictures_are_rejected(image: np.ndarray, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        calibrate(image, "backgammon")
+
+
+def test_calibration_file_round_trip(tmp_path: Path) -> None:
+    calib = calibrate(render(start_scene("maedn"), seed=12).image, "maedn")
+    path = tmp_path / "calibration.json"
+    calib.save(path)
+    assert Calibration.load(path) == calib
+
+
+def test_broken_calibration_files_name_the_problem(tmp_path: Path) -> None:
+    calib = calibrate(render(start_scene("maedn"), seed=12).image, "maedn")
+    data = calib.to_json()
+    del data["colours"]
+    missing = tmp_path / "missing.json"
+    missing.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(CalibrationError, match=r"missing\.json.*'colours'"):
+        Calibration.load(missing)
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json", "utf-8")
+    with pytest.raises(CalibrationError, match=r"garbage\.json"):
+        Calibration.load(garbage)
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({**calib.to_json(), "version": 0}), "utf-8")
+    with pytest.raises(CalibrationError, match="calibrate again"):
+        Calibration.load(old)
+
+
+def test_overlay_outlines_the_fields_where_the_renderer_drew_them() -> None:
+    frame = render(start_scene("backgammon", clean=True), seed=13)
+    calib = calibrate(frame.image, "backgammon")
+    drawn = overlay(frame.image, calib)
+    tips = frame.camera.project(np.array([GEO.backgammon.point_triangle(p)[2]
+                                          for p in range(1, 25)]))
+    hits = 0
+    for x, y in np.round(tips).astype(int):
+        patch = drawn[y - 3:y + 4, x - 3:x + 4].reshape(-1, 3).astype(int)
+        hits += bool(((patch[:, 0] > 200) & (patch[:, 1] < 60) & (patch[:, 2] > 200)).any())
+    assert hits == 24
+    assert not np.array_equal(drawn, frame.image)
+
+
+def _run_cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="spieltisch")
+    calibrate_command.register(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_calibrate_command_writes_calibration_and_overlay(tmp_path: Path, capsys) -> None:
+    image = tmp_path / "start.png"
+    cv2.imwrite(str(image), render(Scene(maedn_start(2)), seed=14).image)
+    out = tmp_path / "cal.json"
+    assert _run_cli(["calibrate", str(image), "--game", "maedn", "--players", "2",
+                     "--out", str(out)]) == 0
+    assert Calibration.load(out).piece_colours == (0, 2)
+    assert cv2.imread(str(tmp_path / "cal_overlay.png")) is not None
+    assert "markers" in capsys.readouterr().out
+
+
+def test_calibrate_command_names_a_missing_picture(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "nothere.jpg"
+    assert _run_cli(["calibrate", str(missing), "--game", "backgammon"]) == 1
+    assert "nothere.jpg: no such file" in capsys.readouterr().err
+
+
+def test_calibrate_command_prints_warnings_in_german_and_english(tmp_path: Path, capsys
+                                                                 ) -> None:
+    image = tmp_path / "dim.png"
+    cv2.imwrite(str(image), render(start_scene("backgammon", light=0.15), seed=6).image)
+    assert _run_cli(["calibrate", str(image), "--game", "backgammon",
+                     "--out", str(tmp_path / "c.json")]) == 0
+    out = capsys.readouterr().out
+    assert TOO_DIM.de in out and TOO_DIM.en in out

@@ -50,9 +50,9 @@ class RawBoard:
 def test_unanswered_frame_is_resent_with_the_same_bytes_until_acked() -> None:
     board = RawBoard()
     link = DisplayLink(board.path, ack_timeout=0.1, max_tries=10)
+    link.show_lines(["Hallo"])  # before start: the first frame sent is this screen
     link.start()
     try:
-        link.show_lines(["Hallo"])
         first = board.frames(0.35)  # say nothing: the link must retry
         assert len(first) >= 2
         assert {f for f in first} == {first[0]}  # the same frame, same seq, again and again

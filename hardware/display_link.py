@@ -192,10 +192,10 @@ class DisplayLink:
     def _run(self) -> None:
         last_tx = 0.0
         while not self._stop.is_set():
-            if self._serial is None and not self._open():
-                self._stop.wait(self.reconnect_interval)
-                continue
             try:
+                if self._serial is None and not self._open():
+                    self._stop.wait(self.reconnect_interval)
+                    continue
                 job = self._next_job()
                 if job is None and time.monotonic() - last_tx >= self.heartbeat_interval:
                     job = (codec.MessageType.HEARTBEAT, b"", None)
@@ -207,6 +207,10 @@ class DisplayLink:
             except (OSError, serial.SerialException) as exc:
                 log.warning("display link %s lost: %s", self.port, exc)
                 self._drop_port()
+            except Exception:  # a bug must not silence the display for the rest of the evening
+                log.exception("display link %s: unexpected error, reconnecting", self.port)
+                self._drop_port()
+                self._stop.wait(self.reconnect_interval)
 
     def _open(self) -> bool:
         try:

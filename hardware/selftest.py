@@ -121,6 +121,7 @@ def run_selftest(
     step_s: float = 0.4,
     button_timeout_s: float = 10.0,
     screen_reader: Callable[[], list[str] | None] | None = None,
+    sync_timeout_s: float = 5.0,
 ) -> SelftestReport:
     """Run every check; `ask` shows a request to the person at the table."""
     report = SelftestReport()
@@ -131,7 +132,7 @@ def run_selftest(
         if link is not None:
             link.start()
         try:
-            _check_display(report, link, screen_reader)
+            _check_display(report, link, screen_reader, sync_timeout_s)
             _check_inputs(report, devices, pinmap, link, presser, ask, lang, button_timeout_s)
         finally:
             if link is not None:
@@ -177,6 +178,7 @@ def _check_display(
     report: SelftestReport,
     link: DisplayLink | None,
     screen_reader: Callable[[], list[str] | None] | None,
+    sync_timeout_s: float,
 ) -> None:
     if link is None:
         report.add("display", False, "no display port configured")
@@ -185,8 +187,10 @@ def _check_display(
     link.show_die(6)
     link.set_leds(0, [(255, 0, 0), (0, 255, 0), (0, 0, 255)])
     link.beep(2000, 100)
-    if not link.wait_synced(5.0):
-        report.add("display", False, f"board on {link.port} did not acknowledge within 5 s")
+    if not link.wait_synced(sync_timeout_s):
+        report.add(
+            "display", False, f"board on {link.port} did not answer within {sync_timeout_s:g} s"
+        )
         return
     detail = f"test pattern acknowledged by the board on {link.port}"
     if screen_reader is not None:

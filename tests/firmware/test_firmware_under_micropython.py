@@ -122,3 +122,34 @@ def test_micropython_board_answers_every_mutated_frame_with_error(tmp_path: Path
     assert counted == bad
     assert replies == bad
     assert acks == total - bad
+
+
+DEBOUNCE_SCRIPT = r"""
+import json
+from firmware.debounce import Debouncer, ticks_diff, TICKS_PERIOD
+samples = [(0, 1), (3, 0), (5, 1), (30, 1), (31, 0), (40, 0), (60, 0), (61, 1), (90, 1)]
+deb = Debouncer(20)
+out = [deb.update(raw, t) for t, raw in samples]
+wrap = Debouncer(20)
+start = TICKS_PERIOD - 7
+out2 = [wrap.update(1, start), wrap.update(1, (start + 21) % TICKS_PERIOD)]
+diffs = [ticks_diff(3, TICKS_PERIOD - 2), ticks_diff(TICKS_PERIOD - 2, 3)]
+print('DEB ' + json.dumps([out, out2, diffs]))
+"""
+
+
+def test_debounce_gives_the_same_results_in_micropython_and_cpython(tmp_path: Path) -> None:
+    import contextlib
+    import io
+
+    out = run_micropython(DEBOUNCE_SCRIPT, tmp_path)
+    micropython_result = json.loads(_tagged(out, "DEB")[0])
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        exec(compile(DEBOUNCE_SCRIPT, "debounce_script", "exec"), {})
+    cpython_result = json.loads(_tagged(buffer.getvalue(), "DEB")[0])
+    assert micropython_result == cpython_result
+    # By hand: a level counts once it held 20 ms (at 30: 1 since 5; at 60: 0 since 31; ...).
+    assert micropython_result[0] == [None, None, None, 1, None, None, 0, None, 1]
+    assert micropython_result[1] == [None, 1]
+    assert micropython_result[2] == [5, -5]

@@ -44,9 +44,12 @@ def test_selftest_without_display_board_fails_that_row_only(tmp_path) -> None:
     with selftest.simulated_table() as options:
         options["display_port"] = str(tmp_path / "no-board")
         options["screen_reader"] = None
-        report = selftest.run_selftest(load_pinmap(), step_s=0.01, button_timeout_s=2, **options)
-    failed = [r.name for r in report.results if not r.ok]
-    assert failed == ["display"]
+        report = selftest.run_selftest(
+            load_pinmap(), step_s=0.01, button_timeout_s=2, sync_timeout_s=1.0, **options
+        )
+    failed = [r for r in report.results if not r.ok]
+    assert [r.name for r in failed] == ["display"]
+    assert "did not answer within 1 s" in failed[0].detail
 
 
 def test_broken_pin_map_exits_2_naming_the_problem(tmp_path, capsys) -> None:

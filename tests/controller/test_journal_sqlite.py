@@ -122,7 +122,8 @@ def test_row_that_is_not_an_event_moves_journal_aside(tmp_path: Path) -> None:
 def _script(tmp_path: Path) -> list[str]:
     events: list = []
     habits = Habits(illegal_rate=0.2)
-    play_game("maedn", "hofer", 7, 4, habits, listener=lambda e, s: events.append(e))
+    for seed in range(3):  # several games in one journal, as on a long evening
+        play_game("maedn", "hofer", seed, 4, habits, listener=lambda e, s: events.append(e))
     lines = [table_log.dumps(e) for e in events]
     (tmp_path / "script.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return lines
@@ -142,7 +143,8 @@ def _start_child(tmp_path: Path) -> subprocess.Popen[str]:
 def test_sigkill_at_random_moments_loses_at_most_the_event_being_written(tmp_path: Path) -> None:
     lines = _script(tmp_path)
     rng = random.Random(20261130)
-    kills = progressed = 0
+    kills = straight_at = 0
+    straight = Referee()  # the uninterrupted game, advanced alongside the journal
     while kills < 50:
         child = _start_child(tmp_path)
         assert child.stdout is not None
@@ -151,24 +153,28 @@ def test_sigkill_at_random_moments_loses_at_most_the_event_being_written(tmp_pat
         resumed_at = int(first.split()[1])
         if resumed_at == len(lines):
             pytest.fail("the script ended before 50 kills; make it longer")
-        time.sleep(rng.uniform(0.0, 0.02))
+        begun = child.stdout.readline().strip()
+        assert begun.isdigit()  # the writing has begun
+        time.sleep(rng.uniform(0.0, 0.005))
         child.send_signal(signal.SIGKILL)
-        out, _ = child.communicate(timeout=30)
+        child.wait(timeout=30)
+        out = child.stdout.read()  # includes what readline() already buffered
+        child.stdout.close()
         kills += 1
         acked_lines = [x for x in out.split("\n")[:-1] if x.isdigit()]  # complete lines only
-        acked = int(acked_lines[-1]) if acked_lines else resumed_at
+        acked = int(acked_lines[-1]) if acked_lines else int(begun)
         with Journal.open(tmp_path / "data") as journal:
             assert journal.damaged is None
             stored = [table_log.dumps(e) for e in journal.events()]
         assert acked <= len(stored) <= acked + 1
-        progressed += acked > resumed_at
         assert stored == lines[: len(stored)]
-        resumed, straight = Referee(), Referee()
-        resumed.replay(table_log.parse_line(x) for x in stored)
-        straight.replay(table_log.parse_line(x) for x in lines[: len(stored)])
-        assert resumed.game is not None and straight.game is not None
-        assert resumed.game.state == straight.game.state
-    assert progressed >= 25, "most kills must land while events are being written"
+        straight.replay(table_log.parse_line(x) for x in lines[straight_at : len(stored)])
+        straight_at = len(stored)
+        if kills % 10 == 0:  # a full replay each time would make the test quadratic
+            resumed = Referee()
+            resumed.replay(table_log.parse_line(x) for x in stored)
+            assert resumed.game is not None and straight.game is not None
+            assert resumed.game.state == straight.game.state
     child = _start_child(tmp_path)
     out, _ = child.communicate(timeout=60)
     assert child.returncode == 0 and out.rstrip().endswith("finished")

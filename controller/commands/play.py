@@ -1,8 +1,10 @@
 """`spieltisch play`: the simulated table, live in the terminal.
 
-With no hardware, the players are bots at a simulated table; the real referee judges them, the
-real seat-LED logic drives gpiozero LEDs on mock pins, and the display shows its four lines.
-By default one game of each game is played and the command ends by itself.
+With no hardware configured (`camera.source = "simulated"`, the default), the players are bots at
+a simulated table; the real referee judges them, the real seat-LED logic drives gpiozero LEDs on
+mock pins, and the display shows its four lines. The games, seed, the players' habits and the
+language come from the configuration's `[simulation]` and `[display]` sections unless given as
+options; the command ends by itself after the configured games (one of each by default).
 """
 
 from __future__ import annotations
@@ -19,25 +21,27 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "play", help="watch a simulated game at the table in the terminal (no hardware needed)"
     )
+    parser.add_argument("--config", help="configuration file (default: $SPIELTISCH_CONFIG)")
     parser.add_argument(
         "--game",
-        choices=("backgammon", "maedn", "both"),
-        default="both",
-        help="which game (default: one game of each)",
+        choices=("backgammon", "maedn"),
+        help="play only this game (default: the configured games, one of each)",
     )
-    parser.add_argument("--variant", help="rule variant (default: standard / hofer)")
-    parser.add_argument("--players", type=int, choices=(2, 3, 4), help="Mensch players (4)")
+    parser.add_argument("--variant", help="rule variant with --game (standard / hofer)")
+    parser.add_argument(
+        "--players", type=int, choices=(2, 3, 4), help="Mensch players with --game (4)"
+    )
     parser.add_argument(
         "--speed",
         type=float,
         default=40.0,
         help="how much faster than real players (40; 0 = as fast as possible)",
     )
-    parser.add_argument("--seed", type=int, default=1, help="random seed of the players (1)")
+    parser.add_argument("--seed", type=int, help="random seed of the players (configured: 1)")
     parser.add_argument(
-        "--illegal-rate", type=float, default=0.1, help="chance of a deliberately illegal play"
+        "--illegal-rate", type=float, help="chance of a deliberately illegal play (0.1)"
     )
-    parser.add_argument("--lang", choices=("de", "en"), default="de", help="display language")
+    parser.add_argument("--lang", choices=("de", "en"), help="display language (configured)")
     parser.add_argument(
         "--colour",
         choices=("auto", "always", "never"),
@@ -48,24 +52,42 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller import config as table_config
     from controller.sim.table import Habits, SimulatedTable
 
     if args.speed < 0:
         print("--speed must be 0 or more", file=sys.stderr)
         return 2
-    games = ("backgammon", "maedn") if args.game == "both" else (args.game,)
+    try:
+        cfg = table_config.load(args.config)
+    except table_config.ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    if not cfg.simulated:
+        print(
+            f"{cfg.source}: camera.source is {cfg.camera.source!r}; `spieltisch play` runs the "
+            'simulated table only (camera.source = "simulated")',
+            file=sys.stderr,
+        )
+        return 2
+    sim = cfg.simulation
+    games = [(g.game, g.variant, g.players) for g in sim.games]
+    if args.game:
+        variant = args.variant or GAME_DEFAULTS[args.game][0]
+        players = 2 if args.game == "backgammon" else (args.players or GAME_DEFAULTS[args.game][1])
+        games = [(args.game, variant, players)]
+    seed = sim.seed if args.seed is None else args.seed
+    rate = sim.illegal_rate if args.illegal_rate is None else args.illegal_rate
+    habits = Habits(illegal_rate=rate, hand_rate=sim.hand_rate, cocked_rate=sim.cocked_rate)
+    args.lang = args.lang or cfg.language
     live = args.colour == "always" or (args.colour == "auto" and sys.stdout.isatty())
-    for number, game in enumerate(games):
-        variant = args.variant or GAME_DEFAULTS[game][0]
-        players = 2 if game == "backgammon" else (args.players or GAME_DEFAULTS[game][1])
-        habits = Habits(illegal_rate=args.illegal_rate)
+    for number, (game, variant, players) in enumerate(games):
         try:
-            table = SimulatedTable(game, variant, players, args.seed + number, habits)
+            table = SimulatedTable(game, variant, players, seed + number, habits)
         except ValueError as exc:
             print(f"cannot play {game} {variant!r}: {exc}", file=sys.stderr)
             return 2
-        result = _watch(table, game, variant, players, args, live)
-        print(result, flush=True)
+        print(_watch(table, game, variant, players, args, live), flush=True)
     return 0
 
 

@@ -305,8 +305,8 @@ class TablePipeline:
     def resume(self, events: Sequence[Event]) -> list[Signal] | None:
         """Replay an unfinished game's journaled events; None when there is nothing to resume.
 
-        Returns what the table must show again: the resumed notice, the turn, and the rule
-        broken if the players were in the middle of correcting the board.
+        Returns what the table must show again: the rule broken if the players were correcting
+        the board, the turn (for the seat LEDs), and the resumed notice (for the display).
         """
         if not events or not isinstance(events[0], NewGame):
             return None
@@ -320,11 +320,12 @@ class TablePipeline:
             replayed += signals
         if self.game_over:
             return None
-        out: list[Signal] = [notice(RESUMED)]
+        out: list[Signal] = []
         if self.last_turn is not None and self.last_turn.expect == EXPECT_CORRECT:
             out += [s for s in replayed if isinstance(s, Illegal | BoardDiffers)][-1:]
         if self.last_turn is not None:
             out.append(self.last_turn)
+        out.append(notice(RESUMED))  # last, so the display keeps saying it until play goes on
         log.info("resumed a game of %d journaled events", len(events))
         return self.announce(out)
 
@@ -395,6 +396,7 @@ class TableApp:
         self.stop = threading.Event()
         self._failed_sinks: set[int] = set()
         self._held_done: ButtonPressed | None = None
+        self._vision_failed = False
         self.outputs: TableOutputs | None = None  # set by build_app, for tests and the view
         self.devices: Any = None
         self.display: Any = None
@@ -463,11 +465,8 @@ class TableApp:
             now = self.clock()
             self.show(self._watch_inputs(now))
             self.show(self._drain_inputs(now))
-            if frame is not None:
+            if frame is not None and self._read(frame):
                 last_frame = now
-                self.show(self._camera_back())
-                self.show(self.pipeline.feed_frame(frame.t, frame.image))
-                self._deliver_held_done()
                 continue
             if self.lost is None and now - last_frame >= self.config.camera.lost_after_s:
                 dice = 2 if game.game == "backgammon" else 1
@@ -475,6 +474,24 @@ class TableApp:
                 self.show(self.pipeline.announce([notice(CAMERA_LOST)]))
             self.stop.wait(period)
         return 0
+
+    def _read(self, frame: Frame) -> bool:
+        """Run a frame through vision; False when vision cannot read it (no calibration yet, a
+        broken calibration file): the table then goes on as without a camera."""
+        try:
+            signals = self.pipeline.feed_frame(frame.t, frame.image)
+        except Exception as exc:  # vision failing must not end the game: buttons take over
+            if not self._vision_failed:
+                log.error("vision cannot read the camera's frames: %s", exc)
+            self._vision_failed = True
+            return False
+        if self._vision_failed:
+            log.warning("vision reads frames again")
+        self._vision_failed = False
+        self.show(self._camera_back())
+        self.show(signals)
+        self._deliver_held_done()
+        return True
 
     def _camera_back(self) -> list[Signal]:
         if self.lost is None:
@@ -896,10 +913,12 @@ def build_app(
     stream: Any = None,
     live: bool | None = None,
     factory: Any = None,
+    camera: Callable[[], Any] | None = None,
 ) -> TableApp:
     """Make every part of the table the configuration names; `stack` closes them in order.
 
-    `factory` replaces the configured gpiozero pin factory (tests pass their MockFactory).
+    `factory` replaces the configured gpiozero pin factory (tests pass their MockFactory),
+    `camera` the function that opens the configured camera (tests open rendered frames).
     """
     from controller.journal import Journal
     from controller.referee import Referee
@@ -990,9 +1009,9 @@ def build_app(
 
         buttons = InputEvents(devices, inputs, clock=time.time)
         stack.callback(buttons.close)
-        camera = CameraFrames(camera_opener(config))
-        stack.callback(camera.close)
-        app = TableApp(config, pipeline, sinks, inputs, camera=camera, journal=journal)
+        frames = CameraFrames(camera or camera_opener(config))
+        stack.callback(frames.close)
+        app = TableApp(config, pipeline, sinks, inputs, camera=frames, journal=journal)
     app.outputs = outputs
     app.devices = devices
     app.display = display

@@ -121,8 +121,8 @@ def test_resume_after_restart_continues_and_says_so(tmp_path: Path) -> None:
         resumed = TablePipeline(Referee(), journal=journal)
         shown = resumed.resume(journal.current_game())
     assert shown is not None
-    assert isinstance(shown[0], Notice) and shown[0].key == RESUMED.key
-    assert shown[-1] == [s for s in before if isinstance(s, Turn)][-1] == Turn(1, EXPECT_ROLL)
+    assert isinstance(shown[-1], Notice) and shown[-1].key == RESUMED.key
+    assert shown[-2] == [s for s in before if isinstance(s, Turn)][-1] == Turn(1, EXPECT_ROLL)
 
 
 def test_nothing_to_resume_after_a_finished_or_empty_journal(tmp_path: Path) -> None:

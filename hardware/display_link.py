@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import serial
 
+from firmware import charset
 from hardware import frame_codec as codec
 
 log = logging.getLogger(__name__)
@@ -154,9 +155,14 @@ class DisplayLink:
         self._wake()
 
     def screen(self) -> tuple[str, ...]:
-        """The lines the board should be showing (the desired state)."""
+        """The four rows the board should show, exactly as it shows them (20 cells each).
+
+        Cut, padded and mapped through the display's ROM, so this equals what the board (or
+        its emulator's dump) reads back.
+        """
         with self._lock:
-            return self._screen
+            lines = self._screen
+        return tuple(charset.decode_codes(charset.encode_text(t, codec.COLS)) for t in lines)
 
     def wait_synced(self, timeout: float) -> bool:
         """True once the board acknowledged the whole current state (for tests and benchmarks)."""

@@ -82,3 +82,12 @@ def test_link_started_before_the_board_exists_keeps_trying_and_then_shows_state(
             board.wait_for(screen_is(["Warte", "auf Board"]), timeout=5)
     finally:
         link.close()
+
+
+def test_screen_reports_what_the_board_reads_back(tmp_path: Path) -> None:
+    with emulated_board(tmp_path) as board, DisplayLink(str(board.port)) as link:
+        link.show_lines(["Ärger über 20°", "x" * 25])
+        assert link.wait_synced(5)
+        state = board.wait_for(lambda s: s["lines"][1] == "x" * 20, timeout=5)
+        assert list(link.screen()) == state["lines"]
+        assert link.screen()[0] == "ärger über 20°".ljust(20)

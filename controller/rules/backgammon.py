@@ -5,10 +5,9 @@ own side (index 0..23 = its 1..24-point, index 24 = its bar), exactly the layout
 Backgammon position key; checkers borne off are 15 minus the rest. So the side on roll's view
 is one tuple lookup, and Position IDs need no conversion.
 
-The hot path (`_legal`) works on plain lists and ints and is memoised per (position, dice,
-options). Its result maps each distinct resulting position, as (mover's 25 counts, bitmask of
-the mover's points where an opposing blot was hit), to the first play found that reaches it.
-The opponent's made points cannot change during a turn, so "blocked" is computed once.
+Legal plays come from `backgammon_movegen.legal_table` (plain lists and ints, memoised per
+position, dice and options); the judge looks the observed result up in that table and only
+searches for an explanation when the result is illegal.
 """
 
 from __future__ import annotations
@@ -16,10 +15,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from controller.events import BackgammonBoard
 from controller.rules import gnubg_id
+from controller.rules.backgammon_movegen import (
+    Key,
+    Side,
+    blocked_and_blots,
+    find_play,
+    legal_table,
+    memoised_table,
+    phases_of,
+)
 from controller.rules.backgammon_options import (
     DOUBLES_TOP_BOTTOM,
     HOFER,
@@ -28,7 +35,7 @@ from controller.rules.backgammon_options import (
     STANDARD,
     Options,
 )
-from controller.rules.dice import check_dice, die_phases, opening_roll
+from controller.rules.dice import check_dice, opening_roll
 from controller.rules.errors import InvalidNotation, InvalidPosition, RulesError
 from controller.rules.notation import BAR, Move, format_moves, parse_moves
 from controller.rules.reasons import Reason, reason
@@ -51,8 +58,6 @@ __all__ = [
 
 CHECKERS = 15
 
-Side = tuple[int, ...]
-Key = tuple[Side, int]  # (mover's 25 counts after the play, bitmask of points where it hit)
 
 R_BAR_FIRST = reason(
     "bar_first",
@@ -336,7 +341,7 @@ class Position:
 
     def _table(self, dice: Sequence[int]) -> dict[Key, tuple[Move, ...]]:
         d1, d2 = check_dice(dice)
-        return _legal(self.sides[self.turn], self.sides[1 - self.turn], d1, d2, self.options)
+        return legal_table(self.sides[self.turn], self.sides[1 - self.turn], d1, d2, self.options)
 
     def legal_plays(self, dice: Sequence[int]) -> list[Play]:
         """One Play per distinct resulting position; `[Play(())]` when nothing can move."""
@@ -380,17 +385,26 @@ class Position:
         reason and the legal plays whose results differ in the fewest places. An `after` that
         cannot be a position at all raises InvalidPosition.
         """
-        table = self._table(dice)
+        d1, d2 = check_dice(dice)
         if isinstance(after, BackgammonBoard):
             after = Position.from_events_board(after, 1 - self.turn, self.options)
+        mine, theirs = self.sides[self.turn], self.sides[1 - self.turn]
         mine_after = after.sides[self.turn]
-        hits = _hits_between(self.sides[1 - self.turn], after.sides[1 - self.turn])
+        hits = _hits_between(theirs, after.sides[1 - self.turn])
         if hits is not None:
-            moves = table.get((mine_after, hits))
-            if moves is not None:
-                return Verdict(True, Play(moves))
+            key = (mine_after, hits)
+            known = memoised_table(mine, theirs, d1, d2, self.options)
+            if known is not None and key in known:
+                return Verdict(True, Play(known[key]))
+            found = find_play(mine, theirs, d1, d2, self.options, mine_after, hits)
+            if found is not None:
+                return Verdict(True, Play(found))
+            table = self._table(dice)
+            if key in table:
+                return Verdict(True, Play(table[key]))
             why = self._diagnose(mine_after, hits, dice, table)
         else:
+            table = self._table(dice)
             why = R_OPPONENT
         return Verdict(False, None, why, self._nearest(after, table))
 
@@ -503,23 +517,11 @@ def _hits_between(before: Side, after: Side) -> int | None:
     return hits
 
 
-def _blocked(theirs: Side) -> tuple[list[bool], int]:
-    blocked = [False] * 26
-    blots = 0
-    for p in range(1, 25):
-        c = theirs[24 - p]
-        if c >= 2:
-            blocked[p] = True
-        elif c == 1:
-            blots |= 1 << p
-    return blocked, blots
-
-
 def _walk(
     mine: Side, theirs: Side, moves: Sequence[Move]
 ) -> tuple[Side, int, tuple[Reason, str] | None]:
     """Apply moves mechanically (board physics only): result counts, hits, first problem."""
-    blocked, blots = _blocked(theirs)
+    blocked, blots = blocked_and_blots(theirs)
     m = [0, *mine]
     hits = 0
     for move in moves:
@@ -539,113 +541,6 @@ def _walk(
     return tuple(m[1:]), hits, None
 
 
-def _phases(d1: int, d2: int, options: Options) -> tuple[tuple[tuple[int, ...], ...], int]:
-    """Die phases and how many of them must be maximised (the rest are optional)."""
-    phases = die_phases((d1, d2), options)
-    mandatory = 1 if d1 == d2 and options.doubles == DOUBLES_TOP_BOTTOM else len(phases)
-    return phases, mandatory
-
-
-@lru_cache(maxsize=1 << 15)
-def _legal(
-    mine: Side, theirs: Side, d1: int, d2: int, options: Options
-) -> dict[Key, tuple[Move, ...]]:
-    """Every distinct legal result of rolling (d1, d2): key -> first play found reaching it."""
-    blocked, blots = _blocked(theirs)
-    phases, mandatory = _phases(d1, d2, options)
-    bar_first = options.bar_enters_first
-    higher_die = options.bear_off_higher_die
-    # key -> (score, first die, moves); score counts dice of the mandatory phases
-    found: dict[Key, tuple[int, int, tuple[Move, ...]]] = {}
-
-    def record(m: list[int], hits: int, moves: tuple[Move, ...], score: int, first: int) -> None:
-        key = (tuple(m[1:]), hits)
-        prev = found.get(key)
-        if prev is None or score > prev[0]:
-            found[key] = (score, first, moves)
-
-    def steps(m: list[int], die: int, last: int) -> list[tuple[int, int]]:
-        if m[BAR] and bar_first:
-            if last < BAR:
-                return []
-            return [] if blocked[BAR - die] else [(BAR, BAR - die)]
-        hi = BAR
-        while hi and not m[hi]:
-            hi -= 1
-        out = []
-        for src in range(min(hi, last), 0, -1):
-            if m[src]:
-                dst = src - die
-                if dst > 0:
-                    if not blocked[dst]:
-                        out.append((src, dst))
-                elif hi <= 6 and (dst == 0 or (src == hi and higher_die)):
-                    out.append((src, 0))
-        return out
-
-    def rec(
-        m: list[int],
-        hits: int,
-        moves: tuple[Move, ...],
-        phase: int,
-        rem: tuple[int, ...],
-        last: int,
-        score: int,
-        first: int,
-    ) -> None:
-        if not rem:
-            phase += 1
-            if phase == len(phases):
-                return
-            rem = phases[phase]
-            last = BAR
-        counted = 1 if phase < mandatory else 0
-        same = len(set(rem)) == 1
-        for die in sorted(set(rem), reverse=True):
-            rest = list(rem)
-            rest.remove(die)
-            rest_t = tuple(rest)
-            for src, dst in steps(m, die, last if same else BAR):
-                m2 = m.copy()
-                m2[src] -= 1
-                bit = blots & (1 << dst) & ~hits if dst else 0
-                if dst:
-                    m2[dst] += 1
-                move = Move(src, dst, bool(bit))
-                new_moves = (*moves, move)
-                f = first or die
-                record(m2, hits | bit, new_moves, score + counted, f)
-                rec(m2, hits | bit, new_moves, phase, rest_t, src, score + counted, f)
-
-    start = [0, *mine]
-    record(start, 0, (), 0, 0)
-    rec(start, 0, (), 0, phases[0], BAR, 0, 0)
-    if not options.intermediate_must_be_open and d1 != d2 and not (start[BAR] and bar_first):
-        _jumps(start, blocked, blots, d1, d2, record)
-
-    best = max(score for score, _, _ in found.values())
-    keep = {k: v for k, v in found.items() if v[0] == best}
-    if best == 1 and d1 != d2 and options.non_double != NON_DOUBLE_LOWER_FIRST:
-        high = max(d1, d2)
-        with_high = {k: v for k, v in keep.items() if v[1] == high}
-        keep = with_high or keep
-    return {k: v[2] for k, v in keep.items()}
-
-
-def _jumps(m: list[int], blocked: list[bool], blots: int, d1: int, d2: int, record) -> None:
-    """Option `intermediate_must_be_open=False`: one checker counts both dice together when
-    every intermediate point is blocked (else it must stop there, hitting as usual)."""
-    total = d1 + d2
-    for src in range(24, total, -1):
-        dst = src - total
-        if m[src] and not blocked[dst] and blocked[src - d1] and blocked[src - d2]:
-            m2 = m.copy()
-            m2[src] -= 1
-            m2[dst] += 1
-            bit = blots & (1 << dst)
-            record(m2, bit, (Move(src, dst, bool(bit)),), 2, max(d1, d2))
-
-
 # When two explanations break equally many rules, the cheaper one names the player's mistake
 # best: a one-checker move through a blocked point, then a wrong order, then the rest.
 _VIOLATION_COST = {"intermediate": 10, "order": 11}
@@ -662,8 +557,8 @@ def _relaxed_search(
     possible: (rules broken, dice used), preferring fewer broken rules, then more dice.
     No rule broken means a legal-looking but incomplete play. None: no sequence of die
     steps explains the change at all."""
-    blocked, blots = _blocked(theirs)
-    phases, _ = _phases(d1, d2, options)
+    blocked, blots = blocked_and_blots(theirs)
+    phases, _ = phases_of(d1, d2, options)
     ordered = [die for phase in phases for die in phase]
     phase_of = [n for n, phase in enumerate(phases) for _ in phase]
     suffix_target = [0] * 27

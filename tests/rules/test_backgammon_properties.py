@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.rules import backgammon as bg
+from controller.rules.backgammon_movegen import find_play, legal_table
 from controller.rules.errors import InvalidPosition
 from tests.rules import bg_strategies as bgs
 
@@ -115,3 +116,19 @@ def test_from_board_accepts_exactly_the_possible_boards(points: list[int]) -> No
             assert "checkers" in str(exc)
         else:
             raise AssertionError("a side with more than 15 checkers was accepted")
+
+
+@PROPERTY
+@given(bgs.reachable_positions(bg.STANDARD), bgs.dice, bgs.dice)
+def test_judge_fast_path_agrees_with_full_enumeration(
+    pos: bg.Position, dice: tuple[int, int], other_roll: tuple[int, int]
+) -> None:
+    mine, theirs = pos.sides[pos.turn], pos.sides[1 - pos.turn]
+    table = legal_table(mine, theirs, *dice, pos.options)
+    for key in table:
+        found = find_play(mine, theirs, *dice, pos.options, *key)
+        assert found is not None, (pos.position_id(), dice, key)
+        assert pos.apply(bg.Play(found)) == pos.apply(bg.Play(table[key]))
+    for key in legal_table(mine, theirs, *other_roll, pos.options):
+        if key not in table:
+            assert find_play(mine, theirs, *dice, pos.options, *key) is None

@@ -83,6 +83,7 @@ class Calibration:
     piece_colours: tuple[int, ...] = ()
     warnings: tuple[str, ...] = ()
     geometry_file: str | None = None
+    rim_signs: tuple[float, float] = (-1.0, 1.0)  # white, black (see `pieces.rim_sign`)
 
     @property
     def matrix(self) -> np.ndarray:
@@ -98,7 +99,7 @@ class Calibration:
             "colours": self.colours.to_json(), "border_values": list(self.border_values),
             "border_chroma": [list(c) for c in self.border_chroma],
             "piece_colours": list(self.piece_colours), "warnings": list(self.warnings),
-            "geometry_file": self.geometry_file,
+            "geometry_file": self.geometry_file, "rim_signs": list(self.rim_signs),
         }
 
     def save(self, path: Path | str) -> None:
@@ -125,6 +126,7 @@ class Calibration:
                 piece_colours=tuple(int(v) for v in data["piece_colours"]),
                 warnings=tuple(str(v) for v in data["warnings"]),
                 geometry_file=data["geometry_file"],
+                rim_signs=(float(data["rim_signs"][0]), float(data["rim_signs"][1])),
             )
         except KeyError as exc:
             raise CalibrationError(f"{path}: calibration lacks key {exc.args[0]!r}") from None
@@ -300,13 +302,14 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         start = start if start is not None else STANDARD_BACKGAMMON
         if not isinstance(start, BackgammonBoard):
             raise ValueError("a backgammon calibration needs a BackgammonBoard start position")
-        model = _learn_backgammon(board_geo, warp, coeffs, start)
+        model, rims = _learn_backgammon(board_geo, warp, coeffs, start)
         colours: tuple[int, ...] = ()
     else:
         start = start if start is not None else maedn_start(players, board_geo)
         if not isinstance(start, MaednBoard):
             raise ValueError("a Mensch calibration needs a MaednBoard start position")
         model, colours = _learn_maedn(board_geo, warp, coeffs, start)
+        rims = (-1.0, 1.0)
     for warning in warnings:
         log.warning("calibration: %s / %s", warning.de, warning.en)
     return Calibration(
@@ -315,12 +318,12 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         colours=model, border_values=tuple(float(v) for v in intrinsic),
         border_chroma=tuple(tuple(float(x) for x in c) for c in border_feats[:, :3]),
         piece_colours=colours, warnings=tuple(w.key for w in warnings),
-        geometry_file=geometry_file,
+        geometry_file=geometry_file, rim_signs=rims,
     )
 
 
 def _learn_backgammon(geo: BackgammonGeometry, warp: np.ndarray, coeffs: np.ndarray,
-                      start: BackgammonBoard) -> pieces.ColourModel:
+                      start: BackgammonBoard) -> tuple[pieces.ColourModel, tuple[float, float]]:
     samples = pieces.lane_samples(geo)
     feats = pieces.features(warp[samples.ys, samples.xs], pieces.gain_at(coeffs, samples.mm))
     feats = feats.reshape(-1, 3, 4)
@@ -329,12 +332,16 @@ def _learn_backgammon(geo: BackgammonGeometry, warp: np.ndarray, coeffs: np.ndar
     colours = ["white" if c > 0 else "black" for c in start.points] + \
         ["white", "black", "white", "black"]
     groups: dict[str, list[np.ndarray]] = {name: [] for name in pieces.BACKGAMMON_CLASSES}
+    signs: dict[str, list[float]] = {"white": [], "black": []}
+    value = feats[..., 3].mean(axis=1)
     for lane, (a, b), count, colour in zip(samples.lanes, samples.bounds, counts, colours,
                                            strict=True):
         along = samples.along[a:b]
         extent = lane.extent(abs(count))
         on_checker = (along > 2) & (along < extent - 2)
         groups[colour].append(feats[a:b][on_checker].reshape(-1, 4))
+        if abs(count) >= 2:
+            signs[colour].append(pieces.rim_sign(along, value[a:b], lane, abs(count)))
         empty = along > extent + 4
         lane_bg = bg[a:b][empty]
         sure = lane_bg[..., 0] == lane_bg[..., 1]
@@ -345,10 +352,13 @@ def _learn_backgammon(geo: BackgammonGeometry, warp: np.ndarray, coeffs: np.ndar
     data = {k: np.concatenate(v) if v else np.empty((0, 4), np.float32)
             for k, v in groups.items()}
     missing = [k for k, v in data.items() if len(v) == 0]
+    missing += [f"stack of two {k} checkers" for k, v in signs.items() if not v]
     if missing:
         raise CalibrationError(f"the start position shows no {', '.join(missing)}: "
                                "set up the standard start position")
-    return pieces.ColourModel.fit(data)
+    rims = (float(np.sign(np.sum(signs["white"]))) or -1.0,
+            float(np.sign(np.sum(signs["black"]))) or 1.0)
+    return pieces.ColourModel.fit(data), rims
 
 
 def _learn_maedn(geo: MaednGeometry, warp: np.ndarray, coeffs: np.ndarray, start: MaednBoard,

@@ -131,7 +131,7 @@ class FrameReader:
     def _read_backgammon(self, warp: np.ndarray, gain: np.ndarray
                          ) -> tuple[BackgammonBoard | None, tuple[tuple[str, float], ...], bool]:
         readings = pieces.read_lanes(self.lanes, warp, gain, self.calib.colours,
-                                     self.pixel_limit)
+                                     self.pixel_limit, self.calib.rim_signs)
         conf = tuple((lane.name, r.confidence)
                      for lane, r in zip(self.lanes.lanes, readings, strict=True))
         unexplained = float(np.mean([r.unexplained for r in readings]))

@@ -233,8 +233,13 @@ class LaneReading:
 
 
 def read_lanes(samples: LaneSamples, warp: np.ndarray, gain: np.ndarray, model: ColourModel,
-               max_distance: float) -> list[LaneReading]:
-    """Count the checkers on every lane of a warped backgammon board."""
+               max_distance: float, rim_signs: tuple[float, float] = (-1.0, 1.0),
+               ) -> list[LaneReading]:
+    """Count the checkers on every lane of a warped backgammon board.
+
+    `rim_signs` (white, black): +1 where the rim between two checkers looks lighter than the
+    checkers, -1 where darker (learned at calibration, see `rim_sign`).
+    """
     pix = warp[samples.ys, samples.xs].reshape(-1, 3)
     feats = features(pix, gain)
     dist = model.distances(feats)
@@ -250,18 +255,21 @@ def read_lanes(samples: LaneSamples, warp: np.ndarray, gain: np.ndarray, model: 
     unexplained = (stacked.min(axis=1) > max_distance).reshape(-1, 3)
     value = feats[:, 3].reshape(-1, 3).mean(axis=1)
     return [
-        _decode_lane(lane, samples.along[a:b], label[a:b], unexplained[a:b], value[a:b], covered)
+        _decode_lane(lane, samples.along[a:b], label[a:b], unexplained[a:b], value[a:b], covered,
+                     rim_signs)
         for lane, (a, b), covered in zip(samples.lanes, samples.bounds, samples.covered,
                                          strict=True)
     ]
 
 
 def _decode_lane(lane: Lane, along: np.ndarray, label: np.ndarray, unexplained: np.ndarray,
-                 value: np.ndarray, covered: np.ndarray) -> LaneReading:
+                 value: np.ndarray, covered: np.ndarray, rim_signs: tuple[float, float],
+                 ) -> LaneReading:
     bad = float(unexplained.mean())
     white = int((label == 1).sum())
     black = int((label == 2).sum())
     colour = "white" if white >= black else "black"
+    sign = rim_signs[0] if colour == "white" else rim_signs[1]
     occupied = ((label == (1 if colour == "white" else 2)).sum(axis=1) >= 2).astype(np.float32)
     most = MOST
     agreement = 1.0 - np.abs(covered - occupied[None, :]).mean(axis=1)
@@ -271,38 +279,84 @@ def _decode_lane(lane: Lane, along: np.ndarray, label: np.ndarray, unexplained: 
     conf = float(np.clip((agreement[order[0]] - agreement[order[1]]) / one_checker, 0, 1))
     full = int(lane.stack_length // lane.pitch)
     if lane.compress and count >= full:
-        count, conf = _count_shingles(lane, along, value, full, most)
+        count, conf = _count_by_rims(lane, along, sign * _line_profile(value, 3),
+                                     range(full, most + 1), (4.0, lane.stack_length - 4), 5.0)
+    elif not lane.compress and count:
+        count, conf = _count_on_edge(lane, along, occupied, sign * _line_profile(value, 2),
+                                     most)
     conf *= float(np.clip(1 - bad * 4, 0, 1)) * float(agreement[order[0]])
     return LaneReading(count, colour if count else "", conf, bad)
 
 
-def _count_shingles(lane: Lane, along: np.ndarray, value: np.ndarray, full: int, most: int
-                    ) -> tuple[int, float]:
-    """A full lane: count the rims where one checker overlaps the next.
+def _count_on_edge(lane: Lane, along: np.ndarray, occupied: np.ndarray, line: np.ndarray,
+                   most: int) -> tuple[int, float]:
+    """Checkers standing on their edge in a tray are thin: a few mm of homography error move
+    the end of the stack by half a checker. The rims between them (`line`, positive on a rim)
+    show where the grid of checkers really lies; the end of the stack, snapped to that grid,
+    gives the count. Below three checkers there are too few rims: the end alone decides."""
+    end = float(along[occupied > 0].max()) + 0.5
+    pitch = lane.pitch
+    inside = (along > 2) & (along < end - 2)
+    pos, line = along[inside], line[inside]
+    best_shift, best = 0.0, -np.inf
+    if round(end / pitch) >= 3:
+        for shift in np.arange(-pitch / 2, pitch / 2, 0.5):
+            phase = np.abs(((pos - shift + pitch / 2) % pitch) - pitch / 2) <= 1.0
+            if phase.all() or not phase.any():
+                continue
+            score = line[phase].mean() - line[~phase].mean()
+            if score > best:
+                best_shift, best = float(shift), score
+    exact = (end - best_shift) / pitch
+    count = int(np.clip(round(exact), 0, most))
+    return count, float(np.clip(1 - 2 * abs(exact - round(exact)), 0, 1))
 
-    Each candidate count predicts rims at known distances; the count whose predicted rims stand
-    out most from everything else along the stack wins: the correlation of a comb with the rim
-    strength, so a count whose rims are a subset of the true ones loses. A small shift
-    (homography error) is searched too.
+
+def rim_sign(along: np.ndarray, value: np.ndarray, lane: Lane, count: int) -> float:
+    """+1 if the rims between `count` known checkers look lighter than the checkers, else -1.
+
+    Known from the start position, so the rim counters need not guess (guessing both ways
+    would let the spaces between rims pass for rims).
     """
-    padded = np.pad(value, 3, mode="edge")
-    edge = np.abs(value - 0.5 * (padded[:-6] + padded[6:]))
-    inside = (along > 4) & (along < lane.stack_length - 4)
-    pos, edge = along[inside], edge[inside]
-    centred = edge - edge.mean()
+    line = _line_profile(value, 3)
+    junctions = np.array(lane.offsets(count)[1:])
+    near = np.abs(along[:, None] - junctions[None, :]).min(axis=1) <= 1.0
+    inside = along < lane.extent(count) - 2
+    return 1.0 if line[near & inside].mean() > line[~near & inside].mean() else -1.0
+
+
+def _line_profile(value: np.ndarray, reach: int) -> np.ndarray:
+    """Thin lines across the lane (rims): each sample against the mean of its neighbours
+    `reach` mm away, signed."""
+    padded = np.pad(value, reach, mode="edge")
+    return value - 0.5 * (padded[:-2 * reach] + padded[2 * reach:])
+
+
+def _count_by_rims(lane: Lane, along: np.ndarray, line: np.ndarray, candidates: range,
+                   region: tuple[float, float], max_shift: float) -> tuple[int, float]:
+    """Count checkers by the rims where one checker meets the next.
+
+    Each candidate count predicts rims at known distances; the count whose comb of predicted
+    rims correlates best with the measured rim lines wins, so a count whose rims are a subset
+    of the true ones loses. A small shift (homography error) is searched too.
+    """
+    inside = (along > region[0]) & (along < region[1])
+    pos, line = along[inside], line[inside]
+    centred = line - line.mean()
     spread = float(np.sqrt((centred * centred).sum())) + 1e-9
-    shifts = np.arange(-5.0, 5.5, 0.5)
+    shifts = np.arange(-max_shift, max_shift + 0.25, 0.5)
     scores = []
-    for n in range(full, most + 1):
+    for n in candidates:
         rims = np.array(lane.offsets(n)[1:])[None, :, None] + shifts[:, None, None]
         near = (np.abs(pos[None, None, :] - rims).min(axis=1) <= 1.5).astype(np.float32)
         near -= near.mean(axis=1, keepdims=True)
-        corr = (near * centred).sum(axis=1) / (np.sqrt((near * near).sum(axis=1)) * spread)
+        corr = (near * centred).sum(axis=1) / (np.sqrt((near * near).sum(axis=1)) * spread
+                                               + 1e-9)
         scores.append(float(corr.max()))
     ranked = np.argsort(scores)[::-1]
     best, second = scores[ranked[0]], scores[ranked[1]]
     conf = float(np.clip((best - second) * 4, 0, 1))
-    return full + int(ranked[0]), conf
+    return candidates[int(ranked[0])], conf
 
 
 # ---- Mensch ärgere Dich nicht ------------------------------------------------------------------

@@ -146,7 +146,8 @@ def _mat_notation(play: str) -> str:
 
 
 def _columns(left: str, right: str) -> str:
-    return f"{left:<{COLUMN}}{right}".rstrip()
+    """Two columns; a long left half (a double with hits) still keeps two spaces apart."""
+    return f"{left:<{COLUMN - 2}}  {right}".rstrip()
 
 
 def to_maedn_json(record: GameRecord) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
 from controller.events import (
@@ -59,6 +59,11 @@ DICE_COUNT = reason(
     "referee.dice_count",
     "Falsche Anzahl Würfel: bitte neu würfeln",
     "Wrong number of dice: roll again",
+)
+NOT_ALLOWED = reason(
+    "referee.not_allowed",
+    "Dieser Zug ist nicht erlaubt",
+    "This move is not allowed",
 )
 IMPOSSIBLE_BOARD = reason(
     "referee.impossible_board",
@@ -141,7 +146,6 @@ class TurnState(Generic[PosT]):
     done_pending: bool = False
     differs: bool = False  # the last reading differed from what must stand
     first_roll_done: bool = False
-    extra: tuple[Any, ...] = field(default=())  # game-specific bookkeeping
 
 
 class TurnReferee(Generic[PosT]):
@@ -236,7 +240,7 @@ class TurnReferee(Generic[PosT]):
     def _dice(self, event: DiceObserved) -> list[Signal]:
         s = self.state
         if s.phase is Phase.OVER:
-            return [_notice(GAME_IS_OVER)]
+            return [notice(GAME_IS_OVER)]
         if s.phase is Phase.SETUP:
             return self._setup_differs()
         if s.phase in (Phase.MOVE, Phase.CORRECT):
@@ -249,11 +253,11 @@ class TurnReferee(Generic[PosT]):
             return out + self._dice(event)
         seat = self.seat()
         if any(event.cocked):
-            return [_reroll(seat, COCKED)]
+            return [reroll(seat, COCKED)]
         if any(event.outside):
-            return [_reroll(seat, OUTSIDE)]
+            return [reroll(seat, OUTSIDE)]
         if len(event.values) != self.dice_count():
-            return [_reroll(seat, DICE_COUNT)]
+            return [reroll(seat, DICE_COUNT)]
         self.state = replace(self.state, first_roll_done=True, done_pending=False)
         return self.accept_dice(event.values)
 
@@ -328,10 +332,10 @@ class TurnReferee(Generic[PosT]):
         if event.name != "done" or s.phase not in (Phase.MOVE, Phase.CORRECT):
             return []
         if event.seat is not None and event.seat != self.seat():
-            return [_notice(NOT_YOUR_TURN)]
+            return [notice(NOT_YOUR_TURN)]
         if not s.stable:
             self.state = replace(s, done_pending=True)
-            return [_notice(HAND_OVER_BOARD)]
+            return [notice(HAND_OVER_BOARD)]
         return self._judge_now()
 
     def _judge_now(self) -> list[Signal]:
@@ -344,7 +348,7 @@ class TurnReferee(Generic[PosT]):
             return self.accept_play(play)
         fields, restore = self._diff_or_all(self.board_of(s.pos), board)
         self.state = replace(self.state, phase=Phase.CORRECT, differs=True)
-        assert why is not None
+        why = why or NOT_ALLOWED
         return [
             Illegal(
                 seat=self.seat(),
@@ -378,28 +382,20 @@ class TurnReferee(Generic[PosT]):
     def _undo(self, t: float) -> list[Signal]:
         """Back to just before the last accepted play; its settle time starts again."""
         if not self.history:
-            return [_notice(NOTHING_TO_UNDO)]
+            return [notice(NOTHING_TO_UNDO)]
         board, stable = self.state.board, self.state.stable
         self.state = replace(self.history.pop(), board=board, stable=stable, board_t=t)
-        return [_notice(UNDONE), Turn(self.seat(), EXPECT_MOVE)]
-
-
-def _reroll(seat: int, why: Reason) -> Reroll:
-    return Reroll(seat=seat, reason_de=why.de, reason_en=why.en)
-
-
-def _notice(why: Reason) -> Notice:
-    return Notice(key=why.key, text_de=why.de, text_en=why.en)
-
-
-def notice(why: Reason) -> Notice:
-    """A Notice signal carrying a catalog reason."""
-    return _notice(why)
+        return [notice(UNDONE), Turn(self.seat(), EXPECT_MOVE)]
 
 
 def reroll(seat: int, why: Reason) -> Reroll:
     """A Reroll signal carrying a catalog reason."""
-    return _reroll(seat, why)
+    return Reroll(seat=seat, reason_de=why.de, reason_en=why.en)
+
+
+def notice(why: Reason) -> Notice:
+    """A Notice signal carrying a catalog reason."""
+    return Notice(key=why.key, text_de=why.de, text_en=why.en)
 
 
 def expect_roll(seat: int) -> Turn:

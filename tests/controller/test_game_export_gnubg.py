@@ -24,9 +24,12 @@ def _events(game: str, variant: str, seed: int, players: int = 2, undo: float = 
     return events
 
 
-def test_gnubg_imports_the_mat_export_and_sees_the_same_positions(tmp_path: Path) -> None:
+@pytest.mark.parametrize("seed", [4, 12, 31])
+def test_gnubg_imports_the_mat_export_and_sees_the_same_positions(
+    tmp_path: Path, seed: int
+) -> None:
     gnubg = pytest.importorskip("gnubg", reason="the gnubg package (GNU Backgammon) is needed")
-    records = records_from_events(_events("backgammon", "standard", 4, undo=0.05))
+    records = records_from_events(_events("backgammon", "standard", seed, undo=0.05))
     path = tmp_path / "game.mat"
     path.write_text(to_mat(records), encoding="ascii")
     cwd = os.getcwd()

@@ -67,8 +67,8 @@ class SessionRecorder:
         self.frames_seen = 0
         self.frames_written = 0
         self._game_started = False
-        info = {"format": FORMAT_VERSION, "every_nth": every_nth, **(meta or {})}
-        (self.folder / META).write_text(json.dumps(info, indent=2) + "\n", "utf-8")
+        self._meta = {"format": FORMAT_VERSION, "every_nth": every_nth, **(meta or {})}
+        self._write_meta()
         self._log = (self.folder / LOG).open("a", encoding="utf-8")
 
     def on_frame(self, t: float, image: np.ndarray) -> None:
@@ -97,8 +97,15 @@ class SessionRecorder:
         self._log.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
         self._log.flush()
 
+    def _write_meta(self) -> None:
+        text = json.dumps(self._meta, indent=2, ensure_ascii=False) + "\n"
+        (self.folder / META).write_text(text, "utf-8")
+
     def close(self) -> None:
+        """Finish the log and note in `session.json` how many frames were seen and kept."""
         self._log.close()
+        self._meta.update(frames_seen=self.frames_seen, frames_written=self.frames_written)
+        self._write_meta()
 
     def __enter__(self) -> SessionRecorder:
         return self

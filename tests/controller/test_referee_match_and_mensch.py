@@ -1,0 +1,117 @@
+"""Backgammon match score across games, and the Mensch turn cycle (000 Hofer, 003 Vegas)."""
+
+from __future__ import annotations
+
+from controller.events import (
+    BoardObserved,
+    ButtonPressed,
+    DiceObserved,
+    MaednBoard,
+    NewGame,
+)
+from controller.referee import Referee
+from controller.signals import (
+    BoardDiffers,
+    DiceAccepted,
+    GameOver,
+    Illegal,
+    Notice,
+    Reroll,
+    ThreeTries,
+    Turn,
+)
+from controller.sim.evening import play_game
+from controller.table_log import OpeningRoll
+
+HOUSE4 = (-1, -1, -1, -1)
+
+
+def _mensch(variant: str = "hofer", players: int = 4) -> Referee:
+    referee = Referee()
+    referee.handle(NewGame("maedn", variant, players=players))
+    return referee
+
+
+def _board(*seats: tuple[int, ...]) -> BoardObserved:
+    return BoardObserved(MaednBoard(tuple(tuple(sorted(s)) for s in seats)))
+
+
+def test_match_score_carries_over_to_the_next_game_until_decided() -> None:
+    events: list = []
+    over: list[GameOver] = []
+    play_game("backgammon", "standard", 21, listener=lambda e, s: events.append(e))
+    game = events[1:]  # the same game, played again after each new-game press
+    referee = Referee()
+    referee.handle(NewGame("backgammon", "standard", match_length=5))
+    for _ in range(3):
+        for event in game:
+            over += [s for s in referee.handle(event) if isinstance(s, GameOver)]
+        out = referee.handle(ButtonPressed("new_game"))
+        if isinstance(out[0], Notice):
+            break
+    winner, points = over[0].order[0], over[0].points
+    scores = [o.match_score[winner] for o in over]
+    assert scores[:2] == [points, 2 * points]
+    decided = next(i for i, s in enumerate(scores) if s >= 5)
+    assert len(over) == decided + 1
+    assert out[0].key == "referee.match_over"
+
+
+def test_single_game_new_game_button_starts_afresh() -> None:
+    referee = Referee()
+    referee.handle(NewGame("backgammon", "standard"))
+    referee.handle(DiceObserved((3, 1)))
+    assert referee.handle(ButtonPressed("new_game")) == [Turn(0, "roll")]
+    assert referee.handle(DiceObserved((6, 5)))[0] == DiceAccepted(0, (6, 5))
+
+
+def test_mensch_highest_opening_roll_begins_ties_roll_again() -> None:
+    referee = _mensch()
+    assert isinstance(referee.handle(OpeningRoll((3, 6, 2, 6)))[0], Reroll)
+    assert referee.handle(OpeningRoll((3, 6, 2, 5))) == [Turn(1, "roll")]
+    assert referee.handle(DiceObserved((6,)))[0] == DiceAccepted(1, (6,))
+
+
+def test_hofer_three_tries_while_all_pieces_are_in_the_house() -> None:
+    referee = _mensch()
+    out = referee.handle(DiceObserved((2,)))
+    assert out[1:] == [ThreeTries(0, 2), Turn(0, "roll_again")]
+    out = referee.handle(DiceObserved((5,)))
+    assert out[1:] == [ThreeTries(0, 3), Turn(0, "roll_again")]
+    assert referee.handle(DiceObserved((1,)))[1:] == [Turn(1, "roll")]
+
+
+def test_vegas_has_no_three_tries() -> None:
+    referee = _mensch("vegas")
+    assert referee.handle(DiceObserved((2,)))[1:] == [Turn(1, "roll")]
+
+
+def test_mensch_fields_are_named_on_the_shared_track() -> None:
+    referee = _mensch()
+    referee.handle(DiceObserved((3,)))
+    referee.handle(DiceObserved((3,)))
+    referee.handle(DiceObserved((3,)))  # seat 0's three tries are used up
+    referee.handle(DiceObserved((4,)))  # seat 1: first try fails
+    early = referee.handle(_board(HOUSE4, (-1, -1, -1, 0), HOUSE4, HOUSE4))  # out without a 6
+    assert early == [BoardDiffers(1, ("house:1", "track:10"))]  # seat 1 starts at field 10
+    assert referee.handle(_board(HOUSE4, HOUSE4, HOUSE4, HOUSE4)) == [Turn(1, "roll")]
+    referee.handle(DiceObserved((6,)))  # seat 1 rolls a 6
+    referee.handle(_board(HOUSE4, (-1, -1, -1, 0), HOUSE4, HOUSE4))
+    assert referee.handle(ButtonPressed("done", seat=1))[0].notation == "H/0"
+    referee.handle(DiceObserved((2,)))  # the extra roll after the 6
+    referee.handle(_board(HOUSE4, (-1, -1, 0, 2), HOUSE4, HOUSE4))  # and one out without a 6
+    out = referee.handle(ButtonPressed("done", seat=1))
+    assert isinstance(out[0], Illegal) and out[0].seat == 1
+    assert set(out[0].fields) == {"house:1", "track:12"}  # seat 1's field 2 is track 12
+    assert out[0].reason_de and out[0].reason_en
+
+
+def test_mensch_illegal_move_must_be_corrected_even_when_the_next_roll_comes() -> None:
+    referee = _mensch()
+    referee.handle(DiceObserved((6,)))
+    referee.handle(_board((-1, -1, -1, 3), HOUSE4, HOUSE4, HOUSE4))  # 6 used to go to 3
+    out = referee.handle(DiceObserved((4,)))
+    assert [s.type for s in out] == ["illegal", "turn"]
+    assert out[1] == Turn(0, "correct_board")
+    assert referee.handle(DiceObserved((4,))) == [BoardDiffers(0, ("house:0", "track:3"))]
+    assert referee.handle(_board(HOUSE4, HOUSE4, HOUSE4, HOUSE4)) == [Turn(0, "move")]

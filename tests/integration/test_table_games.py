@@ -1,0 +1,77 @@
+"""Whole games at the simulated table, through rendered camera frames and the real vision.
+
+Bots play one `standard` backgammon game and one four-player `hofer` Mensch game, with illegal
+moves of every kind the rule texts name, hands over the board and cocked dice; the real frame
+reader, stabilizer and referee must flag every illegal move and nothing else. Frames are rendered
+at 960×540 (backgammon) and 640×360 (Mensch) instead of 1280×720 to keep within the test budget.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import config as table_config
+from controller.config import SimulatedGame
+from controller.events import ViewBlocked
+from controller.frame_source import SceneRenderer, SimulatedTable
+from controller.referee import Referee
+from controller.signals import GameOver, Illegal, PlayAccepted, Reroll
+from controller.table_app import GameVision, TableApp, TablePipeline, calibrate_from_frame
+from tests.integration.table_harness import Collector
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = ROOT / "vision" / "models" / "dice_detector.onnx"
+
+pytestmark = pytest.mark.skipif(
+    not MODEL.exists(), reason=f"needs the dice model {MODEL.relative_to(ROOT)} (vision/dice.py)"
+)
+
+
+def _play(game: SimulatedGame, size: tuple[int, int], seed: int) -> tuple[Any, Collector]:
+    config = dataclasses.replace(
+        table_config.Config(), display=table_config.DisplayConfig(port="none")
+    )
+    seen = Collector()
+    pipeline = TablePipeline(Referee(), GameVision(0.3, calibrate_from_frame), listeners=[seen])
+    table = SimulatedTable(
+        (game,), SceneRenderer(*size, seed=seed), fps=15, settle_s=0.3, seed=seed,
+        illegal_rate=0.15, hand_rate=0.3, cocked_rate=0.1, max_turns=400,
+    )
+    app = TableApp(config, pipeline, simulation=table)
+    app.run()
+    return table.stats, seen
+
+
+def _check(stats: Any, seen: Collector) -> None:
+    assert stats.finished == 1 and stats.lost == 0, stats.lost_games
+    assert stats.illegal_injected >= 3
+    assert stats.illegal_flagged == stats.illegal_injected
+    assert stats.illegal_missed == 0
+    assert stats.legal_flagged == 0
+    illegal = [s for s in seen.signals if isinstance(s, Illegal)]
+    assert len(illegal) == stats.illegal_injected
+    assert all(s.reason_de and s.reason_en and s.reason_de != s.reason_en for s in illegal)
+    assert stats.hands > 0 and any(isinstance(e, ViewBlocked) for e in seen.events)
+    assert stats.cocked > 0
+    assert sum(isinstance(s, Reroll) for s in seen.signals) == stats.cocked
+    assert sum(isinstance(s, PlayAccepted) for s in seen.signals) == stats.plays
+    assert isinstance([s for s in seen.signals if isinstance(s, GameOver)][-1], GameOver)
+
+
+def test_standard_backgammon_game_through_rendered_frames() -> None:
+    stats, seen = _play(SimulatedGame("backgammon", "standard", 2), (960, 540), seed=11)
+    _check(stats, seen)
+    over = [s for s in seen.signals if isinstance(s, GameOver)][-1]
+    assert over.result in ("single", "gammon", "backgammon")
+
+
+def test_four_player_hofer_mensch_game_through_rendered_frames() -> None:
+    stats, seen = _play(SimulatedGame("maedn", "hofer", 4), (640, 360), seed=12)
+    _check(stats, seen)
+    over = [s for s in seen.signals if isinstance(s, GameOver)][-1]
+    assert len(over.order) >= 3 and len(set(over.order)) == len(over.order)
+    assert set(over.order) <= {0, 1, 2, 3}

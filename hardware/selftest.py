@@ -11,6 +11,7 @@ import contextlib
 import logging
 import queue
 import tempfile
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,8 +28,7 @@ from hardware.pinmap import PinMap
 
 log = logging.getLogger(__name__)
 
-TEST_COLOURS = {"rot": (1.0, 0.0, 0.0), "grün": (0.0, 1.0, 0.0), "blau": (0.0, 0.0, 1.0)}
-COLOUR_EN = {"rot": "red", "grün": "green", "blau": "blue"}
+TEST_COLOURS = {"red": (1.0, 0.0, 0.0), "green": (0.0, 1.0, 0.0), "blue": (0.0, 0.0, 1.0)}
 TEST_PATTERN = ("Selbsttest Self-test", "ÄÖÜ äöü ß 20° →←", "0123456789ABCDEFGHIJ", "█" * 20)
 BUTTON_WORDS = {
     "roll": ("Würfeln", "roll"),
@@ -146,12 +146,12 @@ def _check_leds(
 ) -> None:
     for seat, led in enumerate(devices.seat_leds):
         wrong = []
-        for german, colour in TEST_COLOURS.items():
+        for name, colour in TEST_COLOURS.items():
             led.color = colour
             time.sleep(step_s)
             got = tuple(round(v, 2) for v in led.value)  # read back from the pins
             if got != colour:
-                wrong.append(f"{COLOUR_EN[german]} read back {got}")
+                wrong.append(f"{name} read back {got}")
         led.off()
         detail = "red, green, blue lit" if not wrong else "; ".join(wrong)
         report.add(f"seat {seat + 1} LED", not wrong, detail)
@@ -192,7 +192,7 @@ def _check_display(
             "display", False, f"board on {link.port} did not answer within {sync_timeout_s:g} s"
         )
         return
-    detail = f"test pattern acknowledged by the board on {link.port}"
+    detail = f"test pattern acknowledged by firmware {link.board_version} on {link.port}"
     if screen_reader is not None:
         screen = screen_reader()
         # The A00 ROM has no capital umlauts; the board shows them as ä ö ü.
@@ -247,8 +247,6 @@ def _prompt(item: Input, lang: str) -> str:
 
 
 def _wrap20(text: str) -> list[str]:
-    import textwrap
-
     return textwrap.wrap(text, 20)[:3]
 
 

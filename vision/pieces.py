@@ -182,6 +182,19 @@ class LaneSamples:
         """Pixels on a triangle's edge, which may show a blend of point and felt."""
         return np.flatnonzero(self.background[:, 0] != self.background[:, 1])
 
+    @functools.cached_property
+    def starts(self) -> np.ndarray:
+        return np.array([a for a, _ in self.bounds], np.intp)
+
+    @functools.cached_property
+    def lengths(self) -> np.ndarray:
+        return np.array([b - a for a, b in self.bounds], np.intp)
+
+    @functools.cached_property
+    def covered_all(self) -> np.ndarray:
+        """(16, P): where 0..15 checkers lie, all lanes side by side."""
+        return np.concatenate(self.covered, axis=1)
+
 
 @functools.lru_cache(maxsize=8)
 def lane_samples(geo: BackgammonGeometry) -> LaneSamples:
@@ -238,54 +251,55 @@ def read_lanes(samples: LaneSamples, warp: np.ndarray, gain: np.ndarray, model: 
     """Count the checkers on every lane of a warped backgammon board.
 
     `rim_signs` (white, black): +1 where the rim between two checkers looks lighter than the
-    checkers, -1 where darker (learned at calibration, see `rim_sign`).
+    checkers, -1 where darker (learned at calibration, see `rim_sign`). Everything that does
+    not depend on the count is computed for all lanes at once.
     """
-    pix = warp[samples.ys, samples.xs].reshape(-1, 3)
-    feats = features(pix, gain)
-    dist = model.distances(feats)
-    rows = np.arange(len(dist))
-    d_bg = np.minimum(dist[rows, samples.background[:, 0]], dist[rows, samples.background[:, 1]])
+    feats = features(warp[samples.ys, samples.xs].reshape(-1, 3), gain)
+    means, inv_var = model.arrays()
+    white, black = model.index("white"), model.index("black")
+    bg0, bg1 = samples.background[:, 0], samples.background[:, 1]
+    d_white = _distance(feats, means[white], inv_var[white])
+    d_black = _distance(feats, means[black], inv_var[black])
+    d_bg = _distance(feats, means[bg0], inv_var[bg0])
     mixed = samples.mixed
-    d_bg[mixed] = np.minimum(d_bg[mixed], model.mixture_distances(
-        feats[mixed], samples.background[mixed, 0], samples.background[mixed, 1]))
-    d_white = dist[:, model.index("white")]
-    d_black = dist[:, model.index("black")]
-    stacked = np.stack([d_bg, d_white, d_black], axis=1)
-    label = stacked.argmin(axis=1).reshape(-1, 3)
-    unexplained = (stacked.min(axis=1) > max_distance).reshape(-1, 3)
+    d_bg[mixed] = np.minimum.reduce([
+        d_bg[mixed], _distance(feats[mixed], means[bg1[mixed]], inv_var[bg1[mixed]]),
+        model.mixture_distances(feats[mixed], bg0[mixed], bg1[mixed])])
+    nearest = np.minimum(np.minimum(d_white, d_black), d_bg)
+    white_n = ((d_white == nearest).reshape(-1, 3)).sum(axis=1)
+    black_n = ((d_black == nearest).reshape(-1, 3)).sum(axis=1)
+    bad_n = (nearest > max_distance).reshape(-1, 3).sum(axis=1)
     value = feats[:, 3].reshape(-1, 3).mean(axis=1)
-    return [
-        _decode_lane(lane, samples.along[a:b], label[a:b], unexplained[a:b], value[a:b], covered,
-                     rim_signs)
-        for lane, (a, b), covered in zip(samples.lanes, samples.bounds, samples.covered,
-                                         strict=True)
-    ]
+    starts = samples.starts
+    lengths = samples.lengths
+    is_white = np.add.reduceat(white_n, starts) >= np.add.reduceat(black_n, starts)
+    occupied = np.where(np.repeat(is_white, lengths), white_n >= 2, black_n >= 2)
+    misfit = np.add.reduceat(np.abs(samples.covered_all - occupied[None, :]), starts, axis=1)
+    agreement = 1.0 - misfit.T / lengths[:, None]  # (lanes, 0..15 checkers)
+    order = np.argsort(-agreement, axis=1)[:, :2]
+    bad = np.add.reduceat(bad_n, starts) / (3.0 * lengths)
+    out = []
+    for i, lane in enumerate(samples.lanes):
+        a, b = samples.bounds[i]
+        best, second = agreement[i, order[i, 0]], agreement[i, order[i, 1]]
+        count = int(order[i, 0])
+        conf = float(np.clip((best - second) / (lane.pitch / (b - a)), 0, 1))
+        colour = "white" if is_white[i] else "black"
+        sign = rim_signs[0] if is_white[i] else rim_signs[1]
+        if lane.compress and count >= int(lane.stack_length // lane.pitch):
+            count, conf = _count_by_rims(lane, samples.along[a:b],
+                                         sign * _line_profile(value[a:b], 3))
+        elif not lane.compress and count:
+            count, conf = _count_on_edge(lane, samples.along[a:b], occupied[a:b],
+                                         sign * _line_profile(value[a:b], 2), MOST)
+        conf *= float(np.clip(1 - bad[i] * 4, 0, 1)) * float(best)
+        out.append(LaneReading(count, colour if count else "", conf, float(bad[i])))
+    return out
 
 
-def _decode_lane(lane: Lane, along: np.ndarray, label: np.ndarray, unexplained: np.ndarray,
-                 value: np.ndarray, covered: np.ndarray, rim_signs: tuple[float, float],
-                 ) -> LaneReading:
-    bad = float(unexplained.mean())
-    white = int((label == 1).sum())
-    black = int((label == 2).sum())
-    colour = "white" if white >= black else "black"
-    sign = rim_signs[0] if colour == "white" else rim_signs[1]
-    occupied = ((label == (1 if colour == "white" else 2)).sum(axis=1) >= 2).astype(np.float32)
-    most = MOST
-    agreement = 1.0 - np.abs(covered - occupied[None, :]).mean(axis=1)
-    order = np.argsort(agreement)[::-1]
-    count = int(order[0])
-    one_checker = lane.pitch / len(along)  # how much one checker more or less changes the fit
-    conf = float(np.clip((agreement[order[0]] - agreement[order[1]]) / one_checker, 0, 1))
-    full = int(lane.stack_length // lane.pitch)
-    if lane.compress and count >= full:
-        count, conf = _count_by_rims(lane, along, sign * _line_profile(value, 3),
-                                     range(full, most + 1), (4.0, lane.stack_length - 4), 5.0)
-    elif not lane.compress and count:
-        count, conf = _count_on_edge(lane, along, occupied, sign * _line_profile(value, 2),
-                                     most)
-    conf *= float(np.clip(1 - bad * 4, 0, 1)) * float(agreement[order[0]])
-    return LaneReading(count, colour if count else "", conf, bad)
+def _distance(feats: np.ndarray, mean: np.ndarray, inv_var: np.ndarray) -> np.ndarray:
+    diff = feats - mean
+    return (diff * diff * inv_var).sum(axis=1)
 
 
 def _count_on_edge(lane: Lane, along: np.ndarray, occupied: np.ndarray, line: np.ndarray,
@@ -332,31 +346,43 @@ def _line_profile(value: np.ndarray, reach: int) -> np.ndarray:
     return value - 0.5 * (padded[:-2 * reach] + padded[2 * reach:])
 
 
-def _count_by_rims(lane: Lane, along: np.ndarray, line: np.ndarray, candidates: range,
-                   region: tuple[float, float], max_shift: float) -> tuple[int, float]:
-    """Count checkers by the rims where one checker meets the next.
+def _count_by_rims(lane: Lane, along: np.ndarray, line: np.ndarray) -> tuple[int, float]:
+    """Count a full lane (5..15 checkers) by the rims where one checker overlaps the next.
 
     Each candidate count predicts rims at known distances; the count whose comb of predicted
     rims correlates best with the measured rim lines wins, so a count whose rims are a subset
-    of the true ones loses. A small shift (homography error) is searched too.
+    of the true ones loses. A small shift (homography error) is searched too; the combs depend
+    only on the lane's sizes and are built once.
     """
-    inside = (along > region[0]) & (along < region[1])
-    pos, line = along[inside], line[inside]
-    centred = line - line.mean()
+    candidates, inside, combs = _rim_combs(lane.pitch, lane.stack_length, float(along[0]),
+                                           len(along))
+    part = line[inside]
+    centred = part - part.mean()
     spread = float(np.sqrt((centred * centred).sum())) + 1e-9
-    shifts = np.arange(-max_shift, max_shift + 0.25, 0.5)
-    scores = []
+    scores = (combs @ centred).max(axis=1) / spread
+    ranked = np.argsort(scores)[::-1]
+    conf = float(np.clip((scores[ranked[0]] - scores[ranked[1]]) * 4, 0, 1))
+    return candidates[int(ranked[0])], conf
+
+
+@functools.lru_cache(maxsize=16)
+def _rim_combs(pitch: float, stack_length: float, first: float, count: int,
+               ) -> tuple[range, np.ndarray, np.ndarray]:
+    """Unit-length, zero-mean combs (candidates, shifts, positions) for `_count_by_rims`."""
+    lane = Lane("comb", (0.0, 0.0), (0.0, 1.0), pitch, pitch, stack_length, True, "")
+    along = first + np.arange(count, dtype=np.float64)
+    inside = (along > 4.0) & (along < stack_length - 4.0)
+    pos = along[inside]
+    candidates = range(int(stack_length // pitch), MOST + 1)
+    shifts = np.arange(-5.0, 5.25, 0.5)
+    combs = []
     for n in candidates:
         rims = np.array(lane.offsets(n)[1:])[None, :, None] + shifts[:, None, None]
         near = (np.abs(pos[None, None, :] - rims).min(axis=1) <= 1.5).astype(np.float32)
         near -= near.mean(axis=1, keepdims=True)
-        corr = (near * centred).sum(axis=1) / (np.sqrt((near * near).sum(axis=1)) * spread
-                                               + 1e-9)
-        scores.append(float(corr.max()))
-    ranked = np.argsort(scores)[::-1]
-    best, second = scores[ranked[0]], scores[ranked[1]]
-    conf = float(np.clip((best - second) * 4, 0, 1))
-    return candidates[int(ranked[0])], conf
+        near /= np.sqrt((near * near).sum(axis=1, keepdims=True)) + 1e-9
+        combs.append(near)
+    return candidates, inside, np.array(combs, np.float32)
 
 
 # ---- Mensch ärgere Dich nicht ------------------------------------------------------------------

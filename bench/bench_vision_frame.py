@@ -1,0 +1,67 @@
+"""Vision speed: one 1280×720 frame → Observation on one core (goal: median ≤ 15 ms).
+
+Also times the steps inside (the board warp alone) and the renderer that feeds the simulator.
+"""
+
+from __future__ import annotations
+
+import time
+
+import cv2
+import numpy as np
+
+from bench.timing import print_table, summary
+from vision.calibration import STANDARD_BACKGAMMON, calibrate, maedn_start, warp_board
+from vision.frame_reader import FrameReader
+from vision.render_dataset import random_scene
+from vision.renderer import Scene, render
+
+FRAMES = 20
+ROUNDS = 10
+
+
+def _ms(fn, items: list) -> tuple[float, float]:
+    samples = []
+    for _ in range(ROUNDS):
+        for item in items:
+            start = time.perf_counter()
+            fn(item)
+            samples.append((time.perf_counter() - start) * 1000.0)
+    return summary(samples)
+
+
+def main() -> None:
+    cv2.setNumThreads(1)
+    rows = []
+    for game in ("backgammon", "maedn"):
+        start = STANDARD_BACKGAMMON if game == "backgammon" else maedn_start(4)
+        calib_frame = render(Scene(start), seed=7)
+        calib = calibrate(calib_frame.image, game)
+        rng = np.random.default_rng(1)
+        scenes = [random_scene(rng, game) for _ in range(FRAMES)]
+        render_samples = []
+        images = []
+        for i, scene in enumerate(scenes):
+            t0 = time.perf_counter()
+            images.append(render(scene, seed=i, camera=calib_frame.camera).image)
+            render_samples.append((time.perf_counter() - t0) * 1000.0)
+        board_only = FrameReader(calib, dice_reader=None)
+        geo = board_only.board_geo
+        hom = board_only.homography
+        rows.append((game, "warp board region only",
+                     *_ms(lambda im, h=hom, g=geo: warp_board(im, h, g.width, g.height),
+                          images)))
+        rows.append((game, "frame → Observation (board, no dice)", *_ms(board_only.read, images)))
+        with_dice = FrameReader(calib)
+        if with_dice.dice_reader is not None:
+            rows.append((game, "frame → Observation (board + dice reader)",
+                         *_ms(with_dice.read, images)))
+        else:
+            rows.append((game, "frame → Observation (board + dice reader)", "n/a", "n/a"))
+        rows.append((game, "render one frame (simulator)", *summary(render_samples)))
+    print_table("Vision: 1280×720 frame on one core (cv2.setNumThreads(1)), ms",
+                ("game", "step", "median ms", "p99 ms"), rows)
+
+
+if __name__ == "__main__":
+    main()

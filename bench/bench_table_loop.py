@@ -1,0 +1,275 @@
+"""The whole table loop: frames through vision and the referee to the seat LEDs and the display.
+
+Tables for docs/table-benchmarks.md:
+
+* latency from the last frame of a move (the board has just held for the settle time) to the
+  seat LED's pin and to the display frame on the serial line (goal: settle time + at most
+  50 ms); the player pressed done while the hand was still over the board, so the play is
+  judged the moment the board is stable;
+* frames per second the loop sustains at 1280×720 on one core (goal >= 30), and the CPU share it
+  uses at the camera's 15 frames per second;
+* simulated evenings through rendered frames: injected illegal moves flagged, legal moves
+  flagged, games lost (`SPIELTISCH_BENCH_GAMES` games per game, default 20).
+
+Rendering is not part of the loop (a camera delivers frames): frames are rendered beforehand.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import statistics
+import tempfile
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from bench.timing import print_table, summary
+from controller import config as table_config
+from controller.config import SimulatedGame
+from controller.events import ButtonPressed, NewGame
+from controller.frame_source import Frame, Scene, SceneRenderer, SimulatedTable
+from controller.referee import Referee
+from controller.rules import maedn
+from controller.signals import PlayAccepted, Turn
+from controller.table_app import (
+    EmulatedDisplayBoard,
+    GameVision,
+    TableApp,
+    TableOutputs,
+    TablePipeline,
+    calibrate_from_frame,
+    pin_factory,
+)
+
+SIZE = (1280, 720)
+FPS = 30.0
+SETTLE_S = 0.3
+LATENCY_SAMPLES = 40
+
+
+@contextlib.contextmanager
+def _table(game: str) -> Any:
+    """Referee, real vision, mock-pin LEDs and the display link to the emulated board."""
+    from hardware.devices import TableDevices
+    from hardware.display_link import DisplayLink
+    from hardware.pinmap import load_pinmap
+
+    config = dataclasses.replace(
+        table_config.Config(), game=table_config.GameConfig(game, "vegas", 2)
+    )
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
+        board = EmulatedDisplayBoard(Path(folder))
+        stack.callback(board.close)
+        link = DisplayLink(str(board.port))
+        link.start()
+        stack.callback(link.close)
+        devices = stack.enter_context(TableDevices(load_pinmap(None), pin_factory("mock")))
+        outputs = TableOutputs(config, devices, link)
+        pipeline = TablePipeline(
+            Referee(), GameVision(SETTLE_S, calibrate_from_frame), listeners=[outputs]
+        )
+        if not link.wait_synced(5.0):
+            raise RuntimeError("the emulated display board did not answer")
+        yield pipeline, outputs, link, devices
+
+
+def _latency() -> list[list[Any]]:
+    """Mensch `vegas` (the electronic die), so every sample is a judged move."""
+    render = SceneRenderer(*SIZE, seed=3)
+    opts = maedn.Options.preset("vegas")
+    samples_led: list[float] = []
+    samples_display: list[float] = []
+    frame_ms: list[float] = []
+    with _table("maedn") as (pipeline, outputs, link, devices):
+        pos = maedn.Position.initial(2, opts)
+        t = 0.0
+        pipeline.handle(NewGame("maedn", "vegas", 2, t=t), "table")
+        frames: dict[Scene, Any] = {}
+
+        def feed(scene: Scene, count: int) -> list[Any]:
+            nonlocal t
+            image = frames.get(scene)
+            if image is None:
+                image = frames.setdefault(scene, render(scene))
+            out: list[Any] = []
+            for _ in range(count):
+                t += 1.0 / FPS
+                signals = pipeline.feed_frame(t, image)
+                outputs.show(signals)
+                out += signals
+            return out
+
+        feed(Scene(pos.to_board()), 12)
+        rolls = iter([6, 6, 6, 6] + [3, 5, 2, 4, 1] * 40)
+        while len(samples_led) < LATENCY_SAMPLES and not pos.is_over():
+            seat = pos.turn
+            die = next(rolls)
+            outputs.show(pipeline.handle(ButtonPressed("roll", seat, t=t)))
+            outputs.show(pipeline.handle(_roll(die, t)))
+            moves = pos.legal_moves(die)
+            if not moves:
+                pos = pos.after(die, None)
+                continue
+            after = pos.after(die, moves[0])
+            feed(Scene(pos.to_board(), hand=True), 3)
+            outputs.show(pipeline.handle(ButtonPressed("done", seat, t=t)))
+            board = Scene(after.to_board())
+            image = frames.get(board)
+            if image is None:
+                image = frames.setdefault(board, render(board))
+            link.wait_synced(1.0)
+            led = devices.seat_leds[after.turn]
+            for _ in range(round(2 * SETTLE_S * FPS)):
+                sent = link.stats.frames_sent
+                start = time.perf_counter()
+                t += 1.0 / FPS
+                signals = pipeline.feed_frame(t, image)
+                outputs.show(signals)
+                led_at = time.perf_counter()
+                lit = led.is_lit
+                if any(isinstance(s, PlayAccepted) for s in signals):
+                    break
+            else:
+                raise RuntimeError("the move was not judged once the board was stable")
+            frame_ms.append((led_at - start) * 1000)
+            while link.stats.frames_sent == sent and time.perf_counter() - start < 1.0:
+                time.sleep(0.0002)
+            samples_display.append((time.perf_counter() - start) * 1000)
+            if after.turn != seat and lit and Turn(after.turn, "roll") in signals:
+                samples_led.append((led_at - start) * 1000)
+            pos = after
+            feed(board, 2)
+    rows = []
+    for name, samples in (("frame read, judged, LEDs set (every move)", frame_ms),
+                          ("next seat's LED pin lit", samples_led),
+                          ("display frame on the serial line", samples_display)):
+        median, p99 = summary(samples)
+        rows.append([name, len(samples), median, p99, SETTLE_S * 1000 + p99])
+    return rows
+
+
+def _roll(value: int, t: float) -> Any:
+    from controller.events import ElectronicRoll
+
+    return ElectronicRoll(value=value, t=t)
+
+
+def _rendered_game(game: SimulatedGame, count: int, seed: int) -> list[Frame]:
+    """The first `count` frames of a bot game at 1280×720 (rendered here, read in the loop)."""
+    frames: list[Frame] = []
+    sim = SimulatedTable((game,), SceneRenderer(*SIZE, seed=seed), fps=15, seed=seed,
+                         illegal_rate=0.1, hand_rate=0.3, cocked_rate=0.0)
+    pipeline = TablePipeline(Referee(), GameVision(SETTLE_S, calibrate_from_frame))
+    for item in sim.items():
+        if isinstance(item, Frame):
+            frames.append(item)
+            signals = pipeline.feed_frame(item.t, item.image)
+            if len(frames) >= count:
+                break
+        else:
+            signals = pipeline.handle(item)
+        sim.on_signals(signals)
+    return frames
+
+
+def _throughput(game: SimulatedGame) -> tuple[list[Any], list[Any]]:
+    frames = _rendered_game(game, 300, seed=7)
+    with _table(game.game) as (pipeline, outputs, _link, _devices):
+        pipeline.handle(NewGame(game.game, game.variant, game.players, t=0.0), "table")
+        times = []
+        for frame in frames:
+            start = time.perf_counter()
+            outputs.show(pipeline.feed_frame(frame.t, frame.image))
+            times.append((time.perf_counter() - start) * 1000)
+        median, p99 = summary(times)
+        fps = 1000.0 / statistics.fmean(times)
+        loop = [str(game), len(times), median, p99, fps]
+        pipeline.handle(NewGame(game.game, game.variant, game.players, t=0.0), "table")
+        period = 1.0 / 15
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        due = wall0
+        for frame in frames[:150]:
+            outputs.show(pipeline.feed_frame(frame.t, frame.image))
+            due += period
+            time.sleep(max(0.0, due - time.perf_counter()))
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        share = [str(game), 150, wall, cpu, 100.0 * cpu / wall]
+    return loop, share
+
+
+def _evening_game(args: tuple[SimulatedGame, int, tuple[int, int]]) -> Any:
+    import cv2
+
+    cv2.setNumThreads(1)
+    game, seed, size = args
+    pipeline = TablePipeline(Referee(), GameVision(SETTLE_S, calibrate_from_frame))
+    table = SimulatedTable((game,), SceneRenderer(*size, seed=seed), fps=15, seed=seed,
+                           illegal_rate=0.1, hand_rate=0.2, cocked_rate=0.05, max_turns=600)
+    config = dataclasses.replace(
+        table_config.Config(), display=table_config.DisplayConfig(port="none")
+    )
+    start = time.perf_counter()
+    TableApp(config, pipeline, simulation=table).run()
+    return table.stats, time.perf_counter() - start
+
+
+def _evenings(games_per_kind: int) -> list[list[Any]]:
+    rows = []
+    kinds = (
+        (SimulatedGame("backgammon", "standard", 2), (960, 540)),
+        (SimulatedGame("maedn", "hofer", 4), (640, 360)),
+    )
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for game, size in kinds:
+            jobs = [(game, 100 + seed, size) for seed in range(games_per_kind)]
+            results = list(pool.map(_evening_game, jobs))
+            stats = [r[0] for r in results]
+            seconds = [r[1] for r in results]
+            injected = sum(s.illegal_injected for s in stats)
+            flagged = sum(s.illegal_flagged for s in stats)
+            rows.append([
+                f"{game} at {size[0]}×{size[1]}", len(stats), sum(s.finished for s in stats),
+                sum(s.lost for s in stats), injected, flagged,
+                f"{100.0 * flagged / injected:.1f} %" if injected else "-",
+                sum(s.legal_flagged for s in stats), sum(s.frames for s in stats),
+                statistics.median(seconds),
+            ])
+    return rows
+
+
+def main() -> None:
+    import cv2
+
+    cv2.setNumThreads(1)
+    print(f"one core for vision (cv2.setNumThreads(1)); {threading.active_count()} threads\n")
+    print_table(
+        "Last frame of a move → seat LED and display frame (Mensch, 1280×720, 30 fps)",
+        ["step", "samples", "median ms", "p99 ms", "settle + p99 ms"],
+        _latency(),
+    )
+    loops, shares = [], []
+    for game in (SimulatedGame("backgammon", "standard", 2), SimulatedGame("maedn", "hofer", 4)):
+        loop, share = _throughput(game)
+        loops.append(loop)
+        shares.append(share)
+    print_table(
+        "Whole loop per 1280×720 frame (vision, stabilizer, referee, LEDs, display link)",
+        ["game", "frames", "median ms", "p99 ms", "frames/s sustained"],
+        loops,
+    )
+    print_table(
+        "CPU share of the loop at 15 frames per second (1280×720)",
+        ["game", "frames", "wall s", "CPU s", "CPU %"],
+        shares,
+    )
+    games = int(os.environ.get("SPIELTISCH_BENCH_GAMES", "20"))
+    print_table(
+        f"Simulated evenings through rendered frames ({games} games per game)",
+        ["games", "played", "finished", "lost", "illegal injected", "flagged", "flagged %",
+         "legal flagged", "frames", "median s per game"],
+        _evenings(games),
+    )

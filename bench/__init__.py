@@ -1,1 +1,1 @@
-"""Benchmarks (`make bench`): each `bench_*.py` module exposes ``main() -> None`` printing tables."""
+"""Benchmarks (`make bench`): each `bench_*.py` module has ``main() -> None`` printing tables."""

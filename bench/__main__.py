@@ -10,7 +10,8 @@ import bench
 
 
 def main(argv: list[str]) -> int:
-    names = sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_"))
+    modules = pkgutil.iter_modules(bench.__path__)
+    names = sorted(m.name for m in modules if m.name.startswith("bench_"))
     wanted = [n for n in names if not argv or any(a in n for a in argv)]
     for name in wanted:
         print(f"\n## {name}\n", flush=True)

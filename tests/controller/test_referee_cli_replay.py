@@ -60,7 +60,8 @@ def test_intermediate_boards_are_not_judged(replayed: list[dict]) -> None:
 
 def test_done_accepts_textbook_opening_3_1(replayed: list[dict]) -> None:
     accepted, turn = replayed[4]["signals"]
-    assert accepted == {"type": "play_accepted", "seat": 0, "notation": "8/5 6/5"}
+    assert (accepted["type"], accepted["seat"]) == ("play_accepted", 0)
+    assert sorted(accepted["notation"].split()) == ["6/5", "8/5"]
     assert turn == {"type": "turn", "seat": 1, "expect": "roll"}
 
 
@@ -81,7 +82,9 @@ def test_board_put_back_lets_play_go_on(replayed: list[dict]) -> None:
 def test_black_24_14_accepted_in_black_numbering(replayed: list[dict]) -> None:
     accepted = replayed[10]["signals"][0]
     assert accepted["type"] == "play_accepted" and accepted["seat"] == 1
-    assert accepted["notation"] in ("24/14", "24/18/14", "24/18 18/14", "24/20/14", "24/20 20/14")
+    assert accepted["notation"] in (
+        "24/14", "24/18/14", "24/18 18/14", "24/20/14", "24/20 20/14", "18/14 24/18", "20/14 24/20"
+    )
 
 
 def test_cocked_die_rerolls(replayed: list[dict]) -> None:

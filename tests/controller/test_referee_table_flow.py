@@ -44,6 +44,16 @@ def _board(pos: bg.Position, notation: str = "-") -> BoardObserved:
     return BoardObserved(pos.apply(bg.Play.parse(notation)).to_board())
 
 
+def _accepted(signals: list, seat: int, notation: str) -> bool:
+    """The first signal accepts `notation` for `seat` (the order of the moves does not matter)."""
+    first = signals[0]
+    return (
+        isinstance(first, PlayAccepted)
+        and first.seat == seat
+        and sorted(bg.Play.parse(first.notation).moves) == sorted(bg.Play.parse(notation).moves)
+    )
+
+
 def _types(signals: list) -> list[str]:
     return [s.type for s in signals]
 
@@ -62,7 +72,7 @@ def test_any_order_of_checker_moves_reaching_a_legal_position_is_accepted() -> N
     referee.handle(DiceObserved((3, 1)))
     assert referee.handle(_board(START, "6/5")) == []  # half a play: not judged
     assert referee.handle(_board(START, "6/5 8/5")) == []
-    assert referee.handle(DONE0)[0] == PlayAccepted(0, str(bg.Play.parse("8/5 6/5")))
+    assert _accepted(referee.handle(DONE0), 0, "8/5 6/5")
 
 
 def test_intermediate_board_that_looks_illegal_is_not_judged() -> None:
@@ -80,7 +90,7 @@ def test_dice_seen_while_the_mover_hand_is_over_the_board_are_ignored() -> None:
     referee.handle(ViewBlocked())
     assert referee.handle(DiceObserved((6, 6))) == []
     referee.handle(_board(START, "8/5 6/5"))
-    assert referee.handle(DONE0)[0] == PlayAccepted(0, "8/5 6/5")
+    assert _accepted(referee.handle(DONE0), 0, "8/5 6/5")
 
 
 def test_die_outside_the_tray_or_cocked_is_rolled_again() -> None:
@@ -131,7 +141,7 @@ def test_after_illegal_the_table_waits_for_before_position_or_a_legal_result() -
     assert set(out[0].fields) == {"7", "13"} and set(out[0].restore) == {"7=0", "13=5"}
     assert referee.handle(_board(START, "13/8")) == [BoardDiffers(0, ("8", "13"))]
     assert referee.handle(_board(START, "24/21 6/5")) == [Turn(0, "move")]
-    assert referee.handle(DONE0)[0] == PlayAccepted(0, "24/21 6/5")
+    assert _accepted(referee.handle(DONE0), 0, "24/21 6/5")
 
 
 def test_illegal_play_stands_once_the_opponent_rolls() -> None:
@@ -160,7 +170,7 @@ def test_long_press_on_undo_takes_back_the_last_accepted_turn() -> None:
     out = referee.handle(ButtonPressed("undo", seat=0, long=True))
     assert isinstance(out[0], Notice) and out[1] == Turn(0, "move")
     referee.handle(_board(START, "24/23 13/10"))
-    assert referee.handle(DONE0)[0] == PlayAccepted(0, "24/23 13/10")
+    assert _accepted(referee.handle(DONE0), 0, "24/23 13/10")
     out = referee.handle(ButtonPressed("undo", long=True))
     out = referee.handle(ButtonPressed("undo", long=True))
     assert out[0].key == "referee.nothing_to_undo"
@@ -171,7 +181,7 @@ def test_without_done_button_a_board_is_judged_after_the_settle_time() -> None:
     referee.handle(DiceObserved((3, 1), t=1.0))
     referee.handle(BoardObserved(START.apply(bg.Play.parse("8/5 6/5")).to_board(), t=10.0))
     assert referee.handle(Tick(t=12.9)) == []
-    assert referee.handle(Tick(t=13.0))[0] == PlayAccepted(0, "8/5 6/5")
+    assert _accepted(referee.handle(Tick(t=13.0)), 0, "8/5 6/5")
 
 
 def test_done_while_hand_is_over_the_board_waits_for_the_board() -> None:
@@ -180,7 +190,7 @@ def test_done_while_hand_is_over_the_board_waits_for_the_board() -> None:
     referee.handle(ViewBlocked())
     out = referee.handle(DONE0)
     assert out[0].key == "referee.view_blocked"
-    assert referee.handle(_board(START, "8/5 6/5"))[0] == PlayAccepted(0, "8/5 6/5")
+    assert _accepted(referee.handle(_board(START, "8/5 6/5")), 0, "8/5 6/5")
 
 
 def test_done_from_the_wrong_seat_is_refused() -> None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import textwrap
 
 import pytest
 
 from controller.events import BackgammonBoard
 from controller.rules import backgammon as bg
+from controller.rules import match
 from controller.rules.errors import InvalidDice, InvalidPosition
-from controller.rules.reasons import CATALOG
+from controller.rules.reasons import CATALOG, Reason
 
 
 def _differences(a: bg.Position, b: bg.Position) -> int:
@@ -91,8 +93,10 @@ def test_bad_dice_are_refused_by_name() -> None:
         pos.legal_plays((3,))
 
 
-def test_every_backgammon_reason_has_german_and_english_text() -> None:
-    keys = [r.key for r in vars(bg).values() if isinstance(r, type(bg.R_BAR_FIRST))]
-    assert len(keys) >= 15
-    for key in keys:
-        assert CATALOG[key].de and CATALOG[key].en and CATALOG[key].de != CATALOG[key].en
+def test_every_backgammon_reason_has_german_and_english_text_fitting_the_display() -> None:
+    reasons = [r for module in (bg, match) for r in vars(module).values() if isinstance(r, Reason)]
+    assert len(reasons) >= 25
+    for r in reasons:
+        assert CATALOG[r.key] == r and r.de and r.en and r.de != r.en
+        for text in (r.de, r.en):  # the serial display shows 4 lines of 20 characters
+            assert len(textwrap.wrap(text, 20)) <= 4, text

@@ -577,21 +577,15 @@ def board_text(board: Any, colours: Sequence[str] = ()) -> list[str]:
     return [" (no board read yet)"]
 
 
-def signal_text(signal: Signal, language: str) -> str:
-    """One line saying what a signal means, in the table's language."""
-    de = language == "de"
-    match signal:
-        case Turn():
-            return f"{'Platz' if de else 'seat'} {signal.seat}: {signal.expect}"
-        case Illegal():
-            return f"{'Platz' if de else 'seat'} {signal.seat}: " + (
-                signal.reason_de if de else signal.reason_en
-            )
-        case Notice():
-            return signal.text_de if de else signal.text_en
-        case _:
-            fields = {k: v for k, v in signal.to_json().items() if k != "type"}
-            return f"{signal.type} {fields}"
+def signal_text(signal: Signal, language: str, seats: Any = None) -> str:
+    """One line saying what a signal means: the display's words (`hardware.display_text`)."""
+    from hardware.display_text import lines_for
+
+    lines = lines_for(signal, language, seats)
+    if lines is None:
+        fields = {k: v for k, v in signal.to_json().items() if k != "type"}
+        return f"{signal.type} {fields}"
+    return " / ".join(line.strip() for line in lines if line.strip())
 
 
 class TerminalView:
@@ -605,7 +599,7 @@ class TerminalView:
         self,
         stream: Any,
         language: str = "de",
-        colours: Sequence[str] = (),
+        seats: table_config.SeatsConfig | None = None,
         leds: Callable[[], Sequence[str]] | None = None,
         display: Callable[[], Sequence[str]] | None = None,
         live: bool | None = None,
@@ -613,7 +607,9 @@ class TerminalView:
     ) -> None:
         self.stream = stream
         self.language = language
-        self.colours = list(colours)
+        self.seats = seats or table_config.SeatsConfig()
+        self.colours: tuple[str, ...] = ()
+        self.seat_names: Any = None
         self.leds = leds
         self.display = display
         self.live = stream.isatty() if live is None else live
@@ -631,14 +627,18 @@ class TerminalView:
         if isinstance(event, BoardObserved):
             self.board = event.board
         elif isinstance(event, NewGame):
+            from hardware.seat_colours import SeatColours
+
             self.game = f"{event.game}/{event.variant}/{event.players}"
             self.board = None
+            self.colours = self.seats.colours(event.game)
+            self.seat_names = SeatColours.for_game(event.game, self.colours)
             if not self.live:
                 self._print(f"== {self.game}")
 
     def on_signals(self, signals: list[Signal], origin: str) -> None:
         for signal in signals:
-            line = signal_text(signal, self.language)
+            line = signal_text(signal, self.language, self.seat_names)
             self.recent = [*self.recent[-7:], line]
             if not self.live:
                 self._print(f"[{origin}] {line}")
@@ -855,6 +855,8 @@ class EmulatedDisplayBoard:
 
         self.port = folder / "board"
         self.dump = folder / "board.json"
+        # The emulated board's own log goes to a file, out of the terminal view's way.
+        self._log = (folder / "board.log").open("ab")
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -866,6 +868,7 @@ class EmulatedDisplayBoard:
                 str(self.dump),
             ],
             stdin=subprocess.DEVNULL,
+            stderr=self._log,
         )
         deadline = time.monotonic() + 10.0
         while not self.port.exists():
@@ -889,6 +892,7 @@ class EmulatedDisplayBoard:
             except Exception:  # it would not stop: make sure it does
                 self.process.kill()
                 self.process.wait()
+        self._log.close()
 
 
 def pin_factory(name: str) -> Any:
@@ -956,7 +960,7 @@ def build_app(
         view = TerminalView(
             stream,
             config.language,
-            colours=config.seats.colours(config.game.game),
+            seats=config.seats,
             leds=outputs.led_states,
             display=screen,
             live=live,

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.events import NewGame
+from controller.events import ButtonPressed, NewGame
 from controller.referee import Referee
-from controller.signals import DiceAccepted, GameOver, Notice, PlayAccepted
+from controller.signals import EXPECT_ROLL, DiceAccepted, GameOver, Notice, PlayAccepted, Turn
 from controller.table_log import LogEvent
 
 log = logging.getLogger(__name__)
@@ -51,9 +51,8 @@ def records_from_events(events: Iterable[LogEvent]) -> list[GameRecord]:
     records: list[GameRecord] = []
     for event in events:
         signals = referee.handle(event)
-        if isinstance(event, NewGame) or (
-            records and any(_starts_game(s) for s in signals) and records[-1].over is not None
-        ):
+        pressed = isinstance(event, ButtonPressed) and event.name == "new_game"
+        if isinstance(event, NewGame) or (pressed and any(_starts_game(s) for s in signals)):
             start = referee.new_game_event
             assert start is not None
             records.append(
@@ -68,7 +67,7 @@ def records_from_events(events: Iterable[LogEvent]) -> list[GameRecord]:
 
 
 def _starts_game(signal: Any) -> bool:
-    return getattr(signal, "type", "") == "turn" and signal.expect == "roll"
+    return isinstance(signal, Turn) and signal.expect == EXPECT_ROLL
 
 
 def _note(record: GameRecord, signal: Any) -> None:

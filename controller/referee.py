@@ -13,7 +13,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from controller.events import ButtonPressed, NewGame
+from controller.events import ButtonPressed, DiceObserved, ElectronicRoll, NewGame
 from controller.referee_turns import Phase, TableSettings, TurnReferee, expect_roll, notice
 from controller.rules.errors import RulesError
 from controller.rules.reasons import reason
@@ -54,7 +54,8 @@ class Referee:
         if isinstance(event, NewGame):
             return self._new_game(event)
         if self.game is None:
-            return [notice(NO_GAME)]
+            asked = isinstance(event, ButtonPressed | DiceObserved | ElectronicRoll)
+            return [notice(NO_GAME)] if asked else []
         if isinstance(event, ButtonPressed) and event.name == "new_game":
             return self._next_game()
         return self.game.handle(event)

@@ -77,6 +77,9 @@ class BackgammonReferee(TurnReferee[Any]):
     def dice_count(self) -> int:
         return 2
 
+    def cocked_rerolls(self) -> bool:
+        return bool(self.options.cocked_die_rerolls)
+
     def accept_dice(self, values: tuple[int, ...]) -> list[Signal]:
         seat = self.seat()
         self.state = replace(self.state, phase=Phase.MOVE, dice=values)
@@ -108,14 +111,14 @@ class BackgammonReferee(TurnReferee[Any]):
         if result is not None:
             self.state = replace(self.state, pos=after, phase=Phase.OVER, dice=())
             return [*out, self._game_over(result)]
-        if dice[0] == dice[1] and getattr(self.options, "extra_roll_after_double", False):
+        if dice[0] == dice[1] and self.options.extra_roll_after_double:
             self.state = replace(self.state, pos=after.with_turn(seat), phase=Phase.ROLL, dice=())
             return [*out, ExtraRoll(seat), Turn(seat, EXPECT_ROLL_AGAIN)]
         self.state = replace(self.state, pos=after, phase=Phase.ROLL, dice=())
         return [*out, expect_roll(self.seat())]
 
     def illegal_stands(self, board: Board) -> list[Signal] | None:
-        stands = getattr(self.options, "illegal_move_stands_after_roll", True)
+        stands = self.options.illegal_move_stands_after_roll
         if self.settings.must_correct or not stands or not isinstance(board, BackgammonBoard):
             return None
         opponent = 1 - self.seat()

@@ -57,10 +57,10 @@ def field_name(pos: maedn.Position, seat: int, value: int) -> str:
     return f"track:{pos.track_field(seat, value)}"
 
 
-def move_notation(move: Any) -> str:
+def move_notation(move: maedn.Move) -> str:
     """``H/0``, ``12/18``, ``38/41*`` (``H`` the house, ``*`` a capture), seat-relative."""
     src = "H" if move.src < 0 else str(move.src)
-    capture = "*" if getattr(move, "captured", None) not in (None, (), False) else ""
+    capture = "*" if move.captured is not None else ""
     return f"{src}/{move.dst}{capture}"
 
 

@@ -199,6 +199,10 @@ class TurnReferee(Generic[PosT]):
     def match_over(self) -> bool:
         return True
 
+    def cocked_rerolls(self) -> bool:
+        """A cocked die or one outside the tray is rolled again (004)."""
+        return True
+
     # ---- the cycle ------------------------------------------------------------------------
 
     def handle(self, event: LogEvent) -> list[Signal]:
@@ -252,9 +256,9 @@ class TurnReferee(Generic[PosT]):
                 return out
             return out + self._dice(event)
         seat = self.seat()
-        if any(event.cocked):
+        if any(event.cocked) and self.cocked_rerolls():
             return [reroll(seat, COCKED)]
-        if any(event.outside):
+        if any(event.outside) and self.cocked_rerolls():
             return [reroll(seat, OUTSIDE)]
         if len(event.values) != self.dice_count():
             return [reroll(seat, DICE_COUNT)]

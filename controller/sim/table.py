@@ -187,7 +187,7 @@ class SimulatedTable:
     # ---- what players do ------------------------------------------------------------------
 
     def _roll(self, seat: int) -> list[Event]:
-        if self.game == "maedn" and getattr(self.options, "die", "physical") == "electronic":
+        if self.game == "maedn" and self.options.die == "electronic":
             return [ButtonPressed("roll", seat=seat, t=self._later(1.0))]
         n = 2 if self.game == "backgammon" else 1
         values = tuple(self.rng.randint(1, 6) for _ in range(n))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.events import NewGame
+from controller.events import ButtonPressed, NewGame
 from controller.game_export import ExportError, records_from_events, to_maedn_json, to_mat
 from controller.rules import backgammon as bg
 from controller.rules import maedn
@@ -81,3 +81,31 @@ def test_maedn_json_holds_every_roll_and_replays_in_the_engine() -> None:
         pos = pos.after(turn["die"], move)
     assert pos.is_over()
     assert list(pos.finished) == exported["finishing_order"][: len(pos.finished)]
+
+
+def test_gnubg_reads_a_match_with_the_score_between_games(tmp_path: Path) -> None:
+    gnubg = pytest.importorskip("gnubg", reason="the gnubg package (GNU Backgammon) is needed")
+    game = _events("backgammon", "standard", 21)[1:]
+    events = [
+        NewGame("backgammon", "standard", match_length=7),
+        *game,
+        ButtonPressed("new_game"),
+        *game,
+    ]
+    records = records_from_events(events)
+    assert len(records) == 2 and all(r.over is not None for r in records)
+    path = tmp_path / "match.mat"
+    path.write_text(to_mat(records), encoding="ascii")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        gnubg.command(f"import mat {path}")
+        imported = gnubg.match(analysis=0, boards=1, statistics=0, verbose=0)
+    finally:
+        os.chdir(cwd)
+    assert imported["match-info"]["match-length"] == 7
+    first, second = (g["info"] for g in imported["games"])
+    over = records[0].over
+    side = "X" if over.order[0] == 0 else "O"
+    assert first["winner"] == side and first["points-won"] == over.points
+    assert second[f"score-{side}"] == over.points

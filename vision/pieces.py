@@ -166,7 +166,7 @@ def gain_at(coeffs: np.ndarray, xy_mm: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LaneSamples:
-    """Where to look along every lane: P positions × 3 pixels across, 1 mm apart."""
+    """Where to look along every lane: P positions × 3 pixels across, 1 mm apart, from 3 mm."""
 
     lanes: tuple[Lane, ...]
     ys: np.ndarray  # (P, 3)
@@ -203,7 +203,7 @@ def lane_samples(geo: BackgammonGeometry) -> LaneSamples:
     start = 0
     for lane in lanes:
         top = lane.stack_length if lane.compress else lane.pitch * 15
-        along = np.arange(1.0, top + 6.0, 1.0)
+        along = np.arange(3.0, top + 6.0, 1.0)  # the first mm mix with the frame
         for a in along:
             row_x, row_y = [], []
             for c in _ACROSS:

@@ -21,17 +21,46 @@ PX_PER_MM = 2.0
 MARGIN_MM = 70.0
 
 BGR = tuple[int, int, int]
-TABLE: BGR = (125, 168, 200)
-FRAME: BGR = (38, 72, 118)
-FELT: BGR = (45, 85, 35)
-POINT_COLOURS: tuple[BGR, BGR] = ((165, 205, 225), (40, 45, 165))
-TRAY: BGR = (80, 120, 70)
-CHECKERS: dict[str, BGR] = {"white": (222, 230, 234), "black": (40, 42, 52)}
-CHECKER_RIMS: dict[str, BGR] = {"white": (140, 150, 158), "black": (105, 108, 118)}
-MAEDN_BACKGROUND: BGR = (170, 214, 232)
-TRACK_FIELD: BGR = (240, 242, 242)
-PIECES: tuple[BGR, ...] = ((20, 200, 235), (50, 160, 40), (40, 40, 200), (190, 90, 30))
-TINTS: tuple[BGR, ...] = ((150, 228, 242), (165, 215, 165), (165, 165, 240), (235, 195, 160))
+
+
+@dataclass(frozen=True, slots=True)
+class Palette:
+    """The colours of one table (vision learns them at calibration; nothing is tuned to these).
+
+    `checkers` and `checker_rims` are (White's, Black's); `pieces` and `tints` per colour 0..3.
+    """
+
+    table: BGR
+    frame: BGR
+    felt: BGR
+    points: tuple[BGR, BGR]  # even, odd points
+    tray: BGR
+    checkers: tuple[BGR, BGR]
+    checker_rims: tuple[BGR, BGR]
+    maedn_background: BGR
+    track_field: BGR
+    pieces: tuple[BGR, BGR, BGR, BGR]
+    tints: tuple[BGR, BGR, BGR, BGR]
+
+
+HOFER = Palette(
+    table=(125, 168, 200), frame=(38, 72, 118), felt=(45, 85, 35),
+    points=((165, 205, 225), (40, 45, 165)), tray=(80, 120, 70),
+    checkers=((222, 230, 234), (40, 42, 52)), checker_rims=((140, 150, 158), (105, 108, 118)),
+    maedn_background=(170, 214, 232), track_field=(240, 242, 242),
+    pieces=((20, 200, 235), (50, 160, 40), (40, 40, 200), (190, 90, 30)),
+    tints=((150, 228, 242), (165, 215, 165), (165, 165, 240), (235, 195, 160)),
+)
+# Another table: walnut and maple, burgundy felt, ivory and red checkers, other piece colours.
+WALNUT = Palette(
+    table=(150, 150, 145), frame=(30, 45, 72), felt=(45, 35, 115),
+    points=((130, 180, 210), (30, 50, 75)), tray=(60, 70, 80),
+    checkers=((185, 222, 238), (35, 35, 175)), checker_rims=((110, 150, 170), (90, 90, 215)),
+    maedn_background=(205, 210, 215), track_field=(250, 250, 250),
+    pieces=((0, 130, 245), (140, 40, 130), (150, 150, 0), (35, 35, 35)),
+    tints=((140, 200, 250), (200, 160, 200), (200, 200, 140), (150, 150, 150)),
+)
+PALETTES = {"hofer": HOFER, "walnut": WALNUT}
 DIE_BODIES: tuple[tuple[BGR, BGR], ...] = (
     ((235, 238, 240), (25, 25, 25)),    # white with black pips
     ((40, 40, 190), (240, 240, 240)),   # red with white pips
@@ -101,14 +130,14 @@ def _grain(shape: tuple[int, int], seed: int) -> np.ndarray:
     return 1.0 + 0.04 * grain
 
 
-def _base(sheet: Sheet, board_rect_colour: BGR, markers: MarkerGeometry | None) -> np.ndarray:
+def _base(sheet: Sheet, palette: Palette, markers: MarkerGeometry | None) -> np.ndarray:
     w, h = sheet.size
     img = np.empty((h, w, 3), np.uint8)
-    img[:] = TABLE
+    img[:] = palette.table
     img = np.clip(img * _grain((h, w), 7)[..., None], 0, 255).astype(np.uint8)
     x0, y0 = sheet.px(0, 0)
     x1, y1 = sheet.px(sheet.width_mm, sheet.height_mm)
-    board = np.full((y1 - y0, x1 - x0, 3), board_rect_colour, np.uint8)
+    board = np.full((y1 - y0, x1 - x0, 3), palette.frame, np.uint8)
     img[y0:y1, x0:x1] = np.clip(board * _grain(board.shape[:2], 11)[..., None], 0, 255)
     if markers is not None:
         dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
@@ -124,38 +153,41 @@ def _base(sheet: Sheet, board_rect_colour: BGR, markers: MarkerGeometry | None) 
 
 
 @functools.lru_cache(maxsize=8)
-def backgammon_base(geo: BackgammonGeometry, markers: MarkerGeometry | None) -> np.ndarray:
+def backgammon_base(geo: BackgammonGeometry, markers: MarkerGeometry | None,
+                    palette: Palette = HOFER) -> np.ndarray:
     """The empty backgammon board (cached; callers must copy before drawing)."""
     sheet = Sheet(geo.width, geo.height)
-    img = _base(sheet, FRAME, markers)
+    img = _base(sheet, palette, markers)
     _, y0, _, y1 = geo.inner_rect
     for left in (geo.left_x, geo.right_x):
-        cv2.rectangle(img, sheet.px(left, y0), sheet.px(left + 6 * geo.point_width, y1), FELT, -1)
+        cv2.rectangle(img, sheet.px(left, y0), sheet.px(left + 6 * geo.point_width, y1),
+                      palette.felt, -1)
     for point in range(1, 25):
         tri = sheet.pts(geo.point_triangle(point))
-        cv2.fillConvexPoly(img, tri, POINT_COLOURS[point % 2], lineType=cv2.LINE_AA)
+        cv2.fillConvexPoly(img, tri, palette.points[point % 2], lineType=cv2.LINE_AA)
     for colour in ("white", "black"):
         tx0, ty0, tx1, ty1 = geo.tray_rect(colour)
-        cv2.rectangle(img, sheet.px(tx0, ty0), sheet.px(tx1, ty1), TRAY, -1)
+        cv2.rectangle(img, sheet.px(tx0, ty0), sheet.px(tx1, ty1), palette.tray, -1)
     img.flags.writeable = False
     return img
 
 
 @functools.lru_cache(maxsize=8)
-def maedn_base(geo: MaednGeometry, markers: MarkerGeometry | None) -> np.ndarray:
+def maedn_base(geo: MaednGeometry, markers: MarkerGeometry | None,
+               palette: Palette = HOFER) -> np.ndarray:
     """The empty Mensch board (cached; callers must copy before drawing)."""
     sheet = Sheet(geo.width, geo.height)
-    img = _base(sheet, FRAME, markers)
+    img = _base(sheet, palette, markers)
     f = geo.frame
     cv2.rectangle(img, sheet.px(f, f), sheet.px(geo.width - f, geo.height - f),
-                  MAEDN_BACKGROUND, -1)
+                  palette.maedn_background, -1)
     track = geo.track()
     line = sheet.mm(2)
     for i in range(40):
         cv2.line(img, sheet.px(*track[i]), sheet.px(*track[(i + 1) % 40]), (60, 60, 60), line)
     radius = sheet.mm(geo.field_diameter / 2)
     for _name, centre, look in geo.fields():
-        colour = TRACK_FIELD if look == "track" else TINTS[int(look[-1])]
+        colour = palette.track_field if look == "track" else palette.tints[int(look[-1])]
         cv2.circle(img, sheet.px(*centre), radius, colour, -1, cv2.LINE_AA)
         cv2.circle(img, sheet.px(*centre), radius, (40, 40, 40), sheet.mm(1.2), cv2.LINE_AA)
     img.flags.writeable = False
@@ -167,9 +199,10 @@ def _shade(colour: BGR, factor: float) -> BGR:
 
 
 def draw_checkers(img: np.ndarray, sheet: Sheet, lane: Lane, count: int, colour: str,
-                  rng: np.random.Generator) -> None:
+                  rng: np.random.Generator, palette: Palette = HOFER) -> None:
     """Draw `count` checkers on a lane, overlapping like shingles where the lane is full."""
-    body, rim = CHECKERS[colour], CHECKER_RIMS[colour]
+    side = 0 if colour == "white" else 1
+    body, rim = palette.checkers[side], palette.checker_rims[side]
     if lane.compress:
         r = lane.pitch / 2
         for off in lane.offsets(count):
@@ -192,20 +225,21 @@ def draw_checkers(img: np.ndarray, sheet: Sheet, lane: Lane, count: int, colour:
 
 
 def draw_backgammon(img: np.ndarray, geo: BackgammonGeometry, board: BackgammonBoard,
-                    rng: np.random.Generator) -> None:
+                    rng: np.random.Generator, palette: Palette = HOFER) -> None:
     sheet = Sheet(geo.width, geo.height)
     lanes = geo.lanes()
     for i, n in enumerate(board.points):
         if n:
-            draw_checkers(img, sheet, lanes[i], abs(n), "white" if n > 0 else "black", rng)
+            draw_checkers(img, sheet, lanes[i], abs(n), "white" if n > 0 else "black", rng,
+                          palette)
     extra = (board.bar_white, board.bar_black, board.off_white, board.off_black)
     for lane, n, colour in zip(lanes[24:], extra, ("white", "black", "white", "black"),
                                strict=True):
-        draw_checkers(img, sheet, lane, n, colour, rng)
+        draw_checkers(img, sheet, lane, n, colour, rng, palette)
 
 
 def draw_maedn(img: np.ndarray, geo: MaednGeometry, board: MaednBoard,
-               rng: np.random.Generator) -> None:
+               rng: np.random.Generator, palette: Palette = HOFER) -> None:
     sheet = Sheet(geo.width, geo.height)
     colours = geo.seat_colours(len(board.pieces))
     centres = {name: centre for name, centre, _ in geo.fields()}
@@ -218,7 +252,7 @@ def draw_maedn(img: np.ndarray, geo: MaednGeometry, board: MaednBoard,
             house += pos == -1
             jitter = rng.normal(0, 0.8, 2)
             cx, cy = centres[name][0] + jitter[0], centres[name][1] + jitter[1]
-            base = PIECES[colour]
+            base = palette.pieces[colour]
             shadow = tuple(int(c * 0.5) for c in img[sheet.px(cx, cy)[::-1]])
             cv2.circle(img, sheet.px(cx + 2.5, cy + 2.5), sheet.mm(r), shadow, -1, cv2.LINE_AA)
             cv2.circle(img, sheet.px(cx, cy), sheet.mm(r), _shade(base, 0.8), -1, cv2.LINE_AA)

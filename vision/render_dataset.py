@@ -20,6 +20,7 @@ import numpy as np
 from controller.events import BackgammonBoard, MaednBoard
 from vision.calibration import STANDARD_BACKGAMMON, maedn_start
 from vision.geometry import GAMES, MaednGeometry, load_geometry
+from vision.render_board import HOFER, PALETTES, Palette
 from vision.renderer import Camera, Scene, render
 
 log = logging.getLogger(__name__)
@@ -76,19 +77,20 @@ def board_json(board: BackgammonBoard | MaednBoard) -> dict:
 
 
 def random_scene(rng: np.random.Generator, game: str, players: int = 2, hand: float = 0.0,
-                 cocked: float = 0.0) -> Scene:
+                 cocked: float = 0.0, palette: Palette = HOFER) -> Scene:
     """A random position with dice; `hand` and `cocked` are the chances of a hand or a
     cocked die."""
     board = random_backgammon(rng) if game == "backgammon" else random_maedn(rng, players)
     count = 2 if game == "backgammon" else 1
     dice = tuple(int(v) for v in rng.integers(1, 7, count))
     tilted = tuple(bool(rng.random() < cocked) for _ in dice)
-    return Scene(board, dice=dice, cocked=tilted, hand=bool(rng.random() < hand))
+    return Scene(board, dice=dice, cocked=tilted, hand=bool(rng.random() < hand),
+                 palette=palette)
 
 
 def write_dataset(outdir: Path | str, game: str, count: int, seed: int, players: int = 2,
                   hand: float = 0.1, cocked: float = 0.1, test_share: float = 0.2,
-                  size: tuple[int, int] = (1280, 720)) -> Path:
+                  size: tuple[int, int] = (1280, 720), palette: str = "hofer") -> Path:
     """Render `count` frames with one fixed camera into `outdir/images` plus `labels.json`.
 
     Frame 0 shows the start position without a hand, for `spieltisch calibrate`.
@@ -97,16 +99,19 @@ def write_dataset(outdir: Path | str, game: str, count: int, seed: int, players:
         raise ValueError(f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")
+    if palette not in PALETTES:
+        raise ValueError(f"unknown palette {palette!r}; expected one of {', '.join(PALETTES)}")
+    colours = PALETTES[palette]
     out = Path(outdir)
     (out / "images").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     start = STANDARD_BACKGAMMON if game == "backgammon" else maedn_start(players)
-    first = Scene(start, dice=(3, 1) if game == "backgammon" else (6,))
+    first = Scene(start, dice=(3, 1) if game == "backgammon" else (6,), palette=colours)
     camera = Camera.random(np.random.default_rng([seed, 1]), load_geometry().board_size(game),
                            size)
     labels = []
     for i in range(count):
-        scene = first if i == 0 else random_scene(rng, game, players, hand, cocked)
+        scene = first if i == 0 else random_scene(rng, game, players, hand, cocked, colours)
         frame_seed = seed * 1_000_003 + i
         frame = render(scene, frame_seed, camera=camera, size=size)
         name = f"images/{game}_{seed}_{i:05d}.jpg"

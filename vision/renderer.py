@@ -130,7 +130,7 @@ class Scene:
 
     `cocked[i]` tilts die i; `hand` puts a hand and arm over the board, `shadow` only an arm's
     shadow; `light` scales the brightness (0.2 is a dim room); `clean` turns off noise, blur,
-    uneven light and JPEG (for pictures in the docs).
+    uneven light and JPEG (for pictures in the docs); `palette` paints another table.
     """
 
     board: BackgammonBoard | MaednBoard
@@ -142,6 +142,7 @@ class Scene:
     light: float = 1.0
     dice_anywhere: bool = False
     clean: bool = False
+    palette: render_board.Palette = render_board.HOFER
 
     @property
     def game(self) -> str:
@@ -178,11 +179,11 @@ def render(scene: Scene, seed: int, camera: Camera | None = None,
                                size)
     markers = geometry.markers if scene.markers else None
     if isinstance(scene.board, BackgammonBoard):
-        sheet_img = render_board.backgammon_base(board_geo, markers).copy()
-        render_board.draw_backgammon(sheet_img, board_geo, scene.board, rng)
+        sheet_img = render_board.backgammon_base(board_geo, markers, scene.palette).copy()
+        render_board.draw_backgammon(sheet_img, board_geo, scene.board, rng, scene.palette)
     else:
-        sheet_img = render_board.maedn_base(board_geo, markers).copy()
-        render_board.draw_maedn(sheet_img, board_geo, scene.board, rng)
+        sheet_img = render_board.maedn_base(board_geo, markers, scene.palette).copy()
+        render_board.draw_maedn(sheet_img, board_geo, scene.board, rng, scene.palette)
     sheet = Sheet(board_geo.width, board_geo.height)
     area = board_geo.dice_area
     if scene.dice_anywhere:
@@ -192,7 +193,7 @@ def render(scene: Scene, seed: int, camera: Camera | None = None,
         render_board.draw_die(sheet_img, sheet, die)
     map_x, map_y = _camera_maps(camera)
     image = cv2.remap(sheet_img, map_x, map_y, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_CONSTANT, borderValue=render_board.TABLE)
+                      borderMode=cv2.BORDER_CONSTANT, borderValue=scene.palette.table)
     if scene.hand or scene.shadow:
         _draw_arm(image, camera, board_geo.width, board_geo.height, rng, draw_arm=scene.hand)
     image = _light(image, rng, scene)

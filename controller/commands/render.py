@@ -41,6 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cocked", type=_share, default=0.1,
                         help="chance that a die is cocked (default 0.1)")
     parser.add_argument("--size", type=_size, default=(1280, 720), help="WxH (default 1280x720)")
+    parser.add_argument("--palette", choices=("hofer", "walnut"), default="hofer",
+                        help="the table's colours (default hofer)")
     parser.set_defaults(func=_run)
 
 
@@ -53,7 +55,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         labels = write_dataset(args.outdir, args.game, args.count, args.seed,
                                players=args.players, hand=args.hand, cocked=args.cocked,
-                               size=args.size)
+                               size=args.size, palette=args.palette)
     except (OSError, ValueError) as exc:
         print(f"render: {exc}", file=sys.stderr)
         return 1

@@ -226,3 +226,20 @@ def test_calibrate_command_prints_warnings_in_german_and_english(tmp_path: Path,
                      "--out", str(tmp_path / "c.json")]) == 0
     out = capsys.readouterr().out
     assert TOO_DIM.de in out and TOO_DIM.en in out
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_another_tables_colours_are_learned_not_tuned(game: str) -> None:
+    """Walnut and maple points, burgundy felt, ivory and red checkers, other piece colours:
+    after calibrating on its start position the table reads right, with the same code."""
+    from vision.frame_reader import FrameReader
+    from vision.render_board import WALNUT
+    from vision.render_dataset import random_scene
+
+    frame = render(start_scene(game, palette=WALNUT), seed=15)
+    reader = FrameReader(calibrate(frame.image, game), players=2, dice_reader=None)
+    rng = np.random.default_rng(15)
+    for i in range(25):
+        scene = dataclasses.replace(random_scene(rng, game), palette=WALNUT)
+        obs = reader.read(render(scene, seed=i, camera=frame.camera).image)
+        assert obs.board == scene.board, f"frame {i}: {obs.problem} {obs.board}"

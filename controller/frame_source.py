@@ -11,6 +11,7 @@ vision renderer into camera frames, which the real vision pipeline then reads.
 from __future__ import annotations
 
 import logging
+import os
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -374,6 +375,9 @@ class SimulatedTable:
             self._last_turn = turn
             if not (rethrown and turn.expect in (EXPECT_ROLL, EXPECT_ROLL_AGAIN)):
                 self._react(turn)
+        prefetch = getattr(self.render, "prefetch", None)
+        if prefetch is not None:
+            prefetch([a.scene for a in self._plan if isinstance(a, _Show)])
 
     def _react(self, turn: Turn) -> None:
         bots = self.bots
@@ -457,3 +461,53 @@ class SceneRenderer:
             drawn, seed=self.seed, camera=camera, geometry=self.geometry, size=self.size
         )
         return frame.image
+
+
+_worker_renderer: SceneRenderer | None = None
+
+
+def _start_worker(width: int, height: int, seed: int) -> None:
+    global _worker_renderer
+    _worker_renderer = SceneRenderer(width, height, seed)
+
+
+def _render_in_worker(scene: Scene) -> np.ndarray:
+    assert _worker_renderer is not None
+    return _worker_renderer(scene)
+
+
+class RenderAhead:
+    """A SceneRenderer that draws the scenes the bots have already planned in another process,
+    while the table reads the frames of the current one (a real camera costs the Pi nothing to
+    draw; the simulation should not make the table look slower than it is). The frames are the
+    same as `SceneRenderer`'s: rendering is a pure function of the scene and the seed."""
+
+    def __init__(self, width: int = 1280, height: int = 720, seed: int = 1) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self._pool = ProcessPoolExecutor(
+            max_workers=max(1, (os.cpu_count() or 2) - 1),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(width, height, seed),
+        )
+        self._pending: dict[Scene, Any] = {}
+
+    def prefetch(self, scenes: list[Scene]) -> None:
+        if len(self._pending) >= 8:  # planned scenes that were never shown (a game ended)
+            for future in self._pending.values():
+                future.cancel()
+            self._pending.clear()
+        for scene in scenes:
+            if scene not in self._pending and len(self._pending) < 8:
+                self._pending[scene] = self._pool.submit(_render_in_worker, scene)
+
+    def __call__(self, scene: Scene) -> np.ndarray:
+        future = self._pending.pop(scene, None)
+        if future is None:
+            future = self._pool.submit(_render_in_worker, scene)
+        return future.result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)

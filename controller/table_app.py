@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import queue
 import random
 import shutil
@@ -43,7 +44,13 @@ from controller.events import (
     NewGame,
     ViewBlocked,
 )
-from controller.frame_source import CameraFrames, Frame, SceneRenderer, SimulatedTable
+from controller.frame_source import (
+    CameraFrames,
+    Frame,
+    RenderAhead,
+    SceneRenderer,
+    SimulatedTable,
+)
 from controller.rules.reasons import Reason, reason
 from controller.signals import EXPECT_CORRECT, BoardDiffers, GameOver, Illegal, Notice, Signal, Turn
 
@@ -995,9 +1002,14 @@ def build_app(
     inputs: queue.Queue[Event] = queue.Queue()
     if config.simulated:
         sim = config.simulation
+        if (os.cpu_count() or 1) > 1:
+            render: Any = RenderAhead(sim.width, sim.height, sim.seed)
+            stack.callback(render.close)
+        else:
+            render = SceneRenderer(sim.width, sim.height, sim.seed)
         table = SimulatedTable(
             sim.games,
-            SceneRenderer(sim.width, sim.height, sim.seed),
+            render,
             fps=config.camera.fps,
             settle_s=settle_s,
             seed=sim.seed,

@@ -434,13 +434,20 @@ class Position:
     # explanations ---------------------------------------------------------------------------
 
     def _nearest(self, after: Position, table: dict[Key, tuple[Move, ...]]) -> tuple[Play, ...]:
+        """Up to three legal plays whose results differ from `after` in the fewest places
+        (points and bar of either colour, and the two off trays)."""
+        seen_mine, seen_theirs = after.sides[self.turn], after.sides[1 - self.turn]
+        theirs = self.sides[1 - self.turn]
+
         def distance(key: Key) -> int:
-            result = self._after(key)
-            return sum(
-                a != b
-                for seat in (0, 1)
-                for a, b in zip(result.sides[seat], after.sides[seat], strict=True)
-            ) + sum(a != b for a, b in zip(result.off, after.off, strict=True))
+            mine, hits = key
+            other = _hit(theirs, hits)
+            return (
+                sum(a != b for a, b in zip(mine, seen_mine, strict=True))
+                + sum(a != b for a, b in zip(other, seen_theirs, strict=True))
+                + (sum(mine) != sum(seen_mine))
+                + (sum(other) != sum(seen_theirs))
+            )
 
         ranked = sorted(table, key=distance)
         return tuple(Play(table[key]) for key in ranked[:3])
@@ -481,6 +488,10 @@ _VIOLATION_REASONS = {
     "not_home": R_NOT_HOME,
     "higher_point": R_HIGHER_POINT,
 }
+
+
+def _pips(side: Side) -> int:
+    return sum((i + 1) * c for i, c in enumerate(side))
 
 
 def _max_dice(table: dict[Key, tuple[Move, ...]]) -> int:
@@ -566,7 +577,8 @@ def _relaxed_search(
         suffix_target[p] = suffix_target[p + 1] + (target[p - 1] if p <= 24 else 0)
     target_m = (0, *target)
     best: list[tuple[frozenset[str], int] | None] = [None]
-    seen: set = set()
+    # state -> cheapest rule-breaking seen there; the dice used are a set (order is in viol)
+    seen: dict[tuple, int] = {}
 
     def feasible(m: list[int]) -> bool:
         acc = 0
@@ -576,23 +588,24 @@ def _relaxed_search(
                 return False
         return True
 
-    def visit(m: list[int], hits: int, used: tuple[int, ...], pending: int, viol: frozenset[str]):
-        state = (tuple(m), hits, used, pending, viol)
-        if state in seen:
+    def visit(
+        m: list[int], hits: int, used: tuple[int, ...], pending: int, viol: frozenset[str], gap: int
+    ) -> None:
+        state = (tuple(m), hits, used, pending)
+        cost = _cost(viol)
+        if seen.get(state, cost + 1) <= cost:
             return
-        seen.add(state)
+        seen[state] = cost
         if (
             pending == 0
             and hits == target_hits
             and tuple(m[1:]) == target_m[1:]
-            and (best[0] is None or (_cost(viol), -len(used)) < (_cost(best[0][0]), -best[0][1]))
+            and (best[0] is None or (cost, -len(used)) < (_cost(best[0][0]), -best[0][1]))
         ):
             best[0] = (viol, len(used))
-        if len(used) == len(ordered):
+        remaining = [i for i in range(len(ordered)) if i not in used]
+        if gap > sum(ordered[i] for i in remaining):  # pips left exceed the dice left
             return
-        remaining = list(range(len(ordered)))
-        for i in used:
-            remaining.remove(i)
         tried = set()
         for i in remaining:
             die = ordered[i]
@@ -625,14 +638,17 @@ def _relaxed_search(
                     if hi > 6:
                         v.add("not_home")
                     dst = 0
+                bit = blots & (1 << dst) if dst and not new_pending else 0
+                if bit & ~target_hits:
+                    continue  # a hit cannot be undone
                 m2 = m.copy()
                 m2[src] -= 1
                 if dst:
                     m2[dst] += 1
                 if not feasible(m2):
                     continue
-                bit = blots & (1 << dst) if dst and not new_pending else 0
-                visit(m2, hits | bit, (*used, i), new_pending, frozenset(v))
+                step = tuple(sorted((*used, i)))
+                visit(m2, hits | bit, step, new_pending, frozenset(v), gap - (src - dst))
 
-    visit([0, *mine], 0, (), 0, frozenset())
+    visit([0, *mine], 0, (), 0, frozenset(), _pips(mine) - _pips(target))
     return best[0]

@@ -438,7 +438,7 @@ class TableApp:
         for item in sim.items():
             if self.stop.is_set():
                 return 130
-            signals = self._drain_inputs(item_t(item))
+            signals = self._drain_inputs()
             if isinstance(item, Frame):
                 signals += self.pipeline.feed_frame(item.t, item.image)
             else:
@@ -471,7 +471,7 @@ class TableApp:
             frame = self.camera.read()
             now = self.clock()
             self.show(self._watch_inputs(now))
-            self.show(self._drain_inputs(now))
+            self.show(self._drain_inputs())
             if frame is not None and self._read(frame):
                 last_frame = now
                 continue
@@ -528,7 +528,7 @@ class TableApp:
         found = [self.stuck.watch(key, active, t) for key, active in levels]
         return self.pipeline.announce([n for n in found if n is not None])
 
-    def _drain_inputs(self, t: float) -> list[Signal]:
+    def _drain_inputs(self) -> list[Signal]:
         out: list[Signal] = []
         while True:
             try:
@@ -548,11 +548,6 @@ class TableApp:
                     out += self.pipeline.handle(e, "input")
                 continue
             out += self.pipeline.handle(event, "input")
-
-
-def item_t(item: Frame | Event) -> float:
-    """The table time of a frame or an event."""
-    return float(getattr(item, "t", 0.0))
 
 
 def board_text(board: Any, colours: Sequence[str] = ()) -> list[str]:
@@ -690,6 +685,15 @@ def add_play_arguments(parser: argparse.ArgumentParser, recording: bool = True) 
     parser.add_argument("--players", type=int, help="number of players of --game")
     parser.add_argument("--speed", type=float, help="simulation speed, 1 = real time, 0 = fastest")
     parser.add_argument("--seed", type=int, help="seed of the simulated players")
+    parser.add_argument(
+        "--illegal-rate", type=float, help="share of deliberately illegal plays of the bots"
+    )
+    parser.add_argument(
+        "--colour",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="redraw the table live in place (auto: only on a terminal)",
+    )
     parser.add_argument("--lang", choices=table_config.LANGUAGES, help="language at the table")
     parser.add_argument("--data-dir", metavar="DIR", help="journal and calibration folder")
     if recording:
@@ -724,7 +728,9 @@ def config_from_args(args: argparse.Namespace) -> table_config.Config:
         )
         config = dataclasses.replace(config, game=game, simulation=sim)
     sim_changes = {
-        k: getattr(args, k) for k in ("speed", "seed") if getattr(args, k, None) is not None
+        k: getattr(args, k)
+        for k in ("speed", "seed", "illegal_rate")
+        if getattr(args, k, None) is not None
     }
     if sim_changes:
         config = dataclasses.replace(
@@ -1069,7 +1075,10 @@ def run_play(args_or_config: argparse.Namespace | table_config.Config) -> int:
     record = getattr(args, "record", None)
     every = getattr(args, "record_every", 1) or 1
     with contextlib.ExitStack() as stack:
-        app = build_app(config, stack, record=record, record_every=every, stream=sys.stdout)
+        live = {"always": True, "never": False}.get(getattr(args, "colour", "auto"))
+        app = build_app(
+            config, stack, record=record, record_every=every, stream=sys.stdout, live=live
+        )
         previous = {
             sig: os_signal.signal(sig, lambda *_: app.stop.set())
             for sig in (os_signal.SIGTERM, os_signal.SIGINT)

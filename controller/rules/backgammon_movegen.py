@@ -202,9 +202,9 @@ def _generic(
     bar_first = options.bar_enters_first
     higher_die = options.bear_off_higher_die
     # key -> (score, first die, moves); score counts dice of the mandatory phases
-    found: dict[Key, tuple[int, int, tuple[Move, ...]]] = {}
+    found: dict[Key, tuple[int, int, Raw]] = {}
 
-    def record(m: list[int], hits: int, moves: tuple[Move, ...], score: int, first: int) -> None:
+    def record(m: list[int], hits: int, moves: Raw, score: int, first: int) -> None:
         key = (tuple(m[1:]), hits)
         prev = found.get(key)
         if prev is None or score > prev[0]:
@@ -232,7 +232,7 @@ def _generic(
     def rec(
         m: list[int],
         hits: int,
-        moves: tuple[Move, ...],
+        moves: Raw,
         phase: int,
         rem: tuple[int, ...],
         last: int,
@@ -257,8 +257,7 @@ def _generic(
                 bit = blots & (1 << dst) & ~hits if dst else 0
                 if dst:
                     m2[dst] += 1
-                move = Move(src, dst, bool(bit))
-                new_moves = (*moves, move)
+                new_moves = (*moves, (src, dst, bit))
                 f = first or die
                 record(m2, hits | bit, new_moves, score + counted, f)
                 rec(m2, hits | bit, new_moves, phase, rest_t, src, score + counted, f)
@@ -275,7 +274,7 @@ def _generic(
         high = max(d1, d2)
         with_high = {k: v for k, v in keep.items() if v[1] == high}
         keep = with_high or keep
-    return {k: v[2] for k, v in keep.items()}
+    return {k: tuple(Move(s, d, h != 0) for s, d, h in v[2]) for k, v in keep.items()}
 
 
 def _jumps(
@@ -291,7 +290,7 @@ def _jumps(
             m2[src] -= 1
             m2[dst] += 1
             bit = blots & (1 << dst)
-            record(m2, bit, (Move(src, dst, bool(bit)),), 2, max(d1, d2))
+            record(m2, bit, ((src, dst, bit),), 2, max(d1, d2))
 
 
 def _is_standard(options: Options) -> bool:

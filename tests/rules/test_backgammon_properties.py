@@ -6,7 +6,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.rules import backgammon as bg
-from controller.rules.backgammon_movegen import find_play, legal_table
+from controller.rules.backgammon_movegen import (
+    _generic,
+    blocked_and_blots,
+    find_play,
+    legal_table,
+)
 from controller.rules.errors import InvalidPosition
 from tests.rules import bg_strategies as bgs
 
@@ -132,3 +137,16 @@ def test_judge_fast_path_agrees_with_full_enumeration(
     for key in legal_table(mine, theirs, *other_roll, pos.options):
         if key not in table:
             assert find_play(mine, theirs, *dice, pos.options, *key) is None
+
+
+@PROPERTY
+@given(bgs.reachable_positions(bg.STANDARD), bgs.dice)
+def test_generic_phase_generator_equals_the_standard_fast_paths(
+    pos: bg.Position, dice: tuple[int, int]
+) -> None:
+    """The Hofer variant runs on the generic generator; with standard options it must give
+    exactly what the fast paths (checked against OpenSpiel and gnubg) give."""
+    mine, theirs = pos.sides[pos.turn], pos.sides[1 - pos.turn]
+    blocked, blots = blocked_and_blots(theirs)
+    generic = _generic(mine, blocked, blots, *dice, bg.STANDARD)
+    assert set(generic) == set(legal_table(mine, theirs, *dice, bg.STANDARD))

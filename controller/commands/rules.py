@@ -2,7 +2,8 @@
 
 `rules legal --batch` answers one JSON line per input line (checks outside this repository rely
 on the exact format, see docs/rules-backgammon.md); `rules id` shows a gnubg Position ID as a
-board; `rules plays` lists the legal plays of a position and roll in standard notation.
+board; `rules plays` lists the legal plays of a position and roll in standard notation;
+`rules judge` says whether one position can follow another with a roll, and why not.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     plays.add_argument("die2", type=int)
     plays.add_argument("--variant", default="standard", help="standard or hofer")
     plays.set_defaults(func=_run_plays)
+
+    judge = sub.add_parser("judge", help="was the change from one position ID to another legal?")
+    judge.add_argument("before", help="Position ID, side on roll")
+    judge.add_argument("after", help="Position ID after the play, still seen from the mover")
+    judge.add_argument("die1", type=int)
+    judge.add_argument("die2", type=int)
+    judge.add_argument("--variant", default="standard", help="standard or hofer")
+    judge.set_defaults(func=_run_judge)
 
 
 def _run_legal_batch(args: argparse.Namespace) -> int:
@@ -143,3 +152,26 @@ def _run_plays(args: argparse.Namespace) -> int:
     for play in plays:
         print(f"{play}\t{pos.apply(play).with_turn(0).position_id()}")
     return 0
+
+
+def _run_judge(args: argparse.Namespace) -> int:
+    """Exit status 0 when legal, 1 when illegal, 2 when the input is bad."""
+    from controller.rules import backgammon as bg
+    from controller.rules.errors import RulesError
+
+    try:
+        options = bg.Options.preset(args.variant)
+        before = bg.Position.from_position_id(args.before, 0, options)
+        after = bg.Position.from_position_id(args.after, 0, options).with_turn(1)
+        verdict = before.judge(after, (args.die1, args.die2))
+    except RulesError as exc:
+        print(f"spieltisch rules judge: {exc}", file=sys.stderr)
+        return 2
+    if verdict.legal:
+        print(f"legal: {verdict.play}")
+        return 0
+    assert verdict.reason is not None
+    print(f"illegal: {verdict.reason.de} / {verdict.reason.en} ({verdict.reason.key})")
+    for play in verdict.nearest:
+        print(f"  nearest legal: {play}")
+    return 1

@@ -124,3 +124,21 @@ def test_batch_flushes_each_answer_before_the_next_line_arrives() -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_rules_judge_says_legal_or_why_not_in_both_languages() -> None:
+    gnubg = pytest.importorskip("gnubg", reason="needs PyPI gnubg to write the IDs")
+    board = gnubg.position_from_id(OPENING)
+    mine = list(board[1])
+    mine[23] -= 1  # 24/21: only the 3 of a 3-1 played
+    mine[20] += 1
+    half = gnubg.position_id((board[0], tuple(mine)))
+    mine[23] -= 1  # and 24/23 for the 1
+    mine[22] += 1
+    whole = gnubg.position_id((board[0], tuple(mine)))
+    legal = _run([], "judge", OPENING, whole, "3", "1")
+    assert legal.returncode == 0 and legal.stdout.startswith("legal:")
+    illegal = _run([], "judge", OPENING, half, "3", "1")
+    assert illegal.returncode == 1
+    assert "Beide Würfelzahlen" in illegal.stdout and "Both numbers" in illegal.stdout
+    assert "nearest legal" in illegal.stdout

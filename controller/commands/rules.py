@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `rules` and its subcommands to the `spieltisch` parser."""
     parser = subparsers.add_parser("rules", help="legal moves, position IDs, rule checks")
     sub = parser.add_subparsers(dest="rules_command", metavar="RULES_COMMAND", required=True)
 

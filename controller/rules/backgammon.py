@@ -277,19 +277,23 @@ class Position:
         return Position(sides, turn, options)
 
     def with_turn(self, seat: int) -> Position:
+        """The same checkers with `seat` on roll (e.g. after a roll was lost)."""
         return Position(self.sides, seat, self.options)
 
     def with_options(self, options: Options) -> Position:
+        """The same position judged by other rules."""
         return Position(self.sides, self.turn, options)
 
     # views ----------------------------------------------------------------------------------
 
     @property
     def bar(self) -> tuple[int, int]:
+        """Checkers on the bar (White, Black)."""
         return self.sides[0][24], self.sides[1][24]
 
     @property
     def off(self) -> tuple[int, int]:
+        """Checkers borne off (White, Black): 15 minus those on board and bar."""
         return CHECKERS - sum(self.sides[0]), CHECKERS - sum(self.sides[1])
 
     @property
@@ -299,6 +303,7 @@ class Position:
         return tuple(white[i] - black[23 - i] for i in range(24))
 
     def to_board(self) -> BackgammonBoard:
+        """The board as the camera reports it (White's view), to compare with observations."""
         bar, off = self.bar, self.off
         return BackgammonBoard(self.points, bar[0], bar[1], off[0], off[1])
 
@@ -307,6 +312,7 @@ class Position:
         return gnubg_id.encode_position(self.sides[1 - self.turn], self.sides[self.turn])
 
     def pip_counts(self) -> tuple[int, int]:
+        """Pips each side still has to travel (bar = 25), (White, Black)."""
         return tuple(sum((i + 1) * c for i, c in enumerate(side)) for side in self.sides)
 
     def diagram(self) -> str:

@@ -31,6 +31,7 @@ def sides(state: Any) -> Sides:
 
 
 def dice(state: Any) -> tuple[int, int]:
+    """The two dice of a decision state."""
     obs = state.observation_tensor(0)
     return int(obs[198]), int(obs[199])
 

@@ -43,6 +43,7 @@ def opening_roll(white_die: int, black_die: int) -> int | None:
 
 
 def is_double(dice: Sequence[int]) -> bool:
+    """Both dice show the same number (a Pasch)."""
     return dice[0] == dice[1]
 
 

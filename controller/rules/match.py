@@ -133,6 +133,7 @@ class Match:
     # cube actions -------------------------------------------------------------------------
 
     def offer_double(self, seat: int) -> Match:
+        """`seat` turns the cube; CubeError with the reason when it may not."""
         why = self.why_no_double(seat)
         if why is not None:
             raise CubeError(why)

@@ -15,6 +15,7 @@ from typing import Any
 
 from controller.events import ButtonPressed, NewGame
 from controller.referee import Referee
+from controller.referee_backgammon import CubeOffered, CubeTaken
 from controller.signals import EXPECT_ROLL, DiceAccepted, GameOver, Notice, PlayAccepted, Turn
 from controller.table_log import LogEvent
 
@@ -29,9 +30,13 @@ class ExportError(ValueError):
 
 @dataclass
 class TurnRecord:
+    """A roll and the play made with it, or a cube action ("double", "take", "drop")."""
+
     seat: int
     dice: tuple[int, ...]
     play: str | None = None  # None: nothing was moved (no legal move)
+    action: str = "roll"
+    cube: int = 0  # the cube's value after a double is taken
 
 
 @dataclass
@@ -79,8 +84,14 @@ def _note(record: GameRecord, signal: Any) -> None:
             record.irregular = "a play was accepted without dice"
         else:
             turn.play = signal.notation
+    elif isinstance(signal, CubeOffered):
+        record.turns.append(TurnRecord(signal.seat, (), action="double", cube=signal.cube))
+    elif isinstance(signal, CubeTaken):
+        record.turns.append(TurnRecord(signal.seat, (), action="take", cube=signal.cube))
     elif isinstance(signal, GameOver):
         record.over = signal
+        if signal.result == "drop":
+            record.turns.append(TurnRecord(signal.order[1], (), action="drop"))
     elif isinstance(signal, Notice) and signal.key == "referee.undone":
         played = [i for i, t in enumerate(record.turns) if t.play is not None]
         if played:
@@ -122,7 +133,9 @@ def to_mat(records: list[GameRecord], names: tuple[str, str] = ("White", "Black"
 def _mat_moves(record: GameRecord) -> list[str]:
     cells: list[tuple[str, str]] = []
     for turn in record.turns:
-        if turn.play is None and turn is not record.turns[-1]:
+        if turn.action != "roll":
+            text = _CUBE_TEXT[turn.action].format(cube=turn.cube)
+        elif turn.play is None and turn is not record.turns[-1]:
             text = f"{turn.dice[0]}{turn.dice[1]}:"
         elif turn.play is None:
             continue
@@ -135,6 +148,9 @@ def _mat_moves(record: GameRecord) -> list[str]:
     return [
         _columns(f"{i:3d}) {left}", right) for i, (left, right) in enumerate(cells, start=1)
     ]
+
+
+_CUBE_TEXT = {"double": " Doubles => {cube}", "take": " Takes", "drop": " Drops"}
 
 
 def _mat_notation(play: str) -> str:
@@ -157,8 +173,6 @@ def to_maedn_json(record: GameRecord) -> dict[str, Any]:
         "game": "maedn",
         "variant": record.variant,
         "players": record.players,
-        "turns": [
-            {"seat": t.seat, "die": t.dice[0], "move": t.play} for t in record.turns
-        ],
+        "turns": [{"seat": t.seat, "die": t.dice[0], "move": t.play} for t in record.turns],
         "finishing_order": list(record.over.order) if record.over else None,
     }

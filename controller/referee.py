@@ -67,12 +67,12 @@ class Referee:
             out += self.handle(event)
         return out
 
-    def _new_game(self, event: NewGame, score: tuple[int, int] = (0, 0)) -> list[Signal]:
+    def _new_game(self, event: NewGame, carry: Any = None) -> list[Signal]:
         table = {k: v for k, v in event.options if k in TableSettings.KEYS}
         rules = {k: v for k, v in event.options if k not in TableSettings.KEYS}
         try:
             settings = dataclasses.replace(self.base_settings, **table)
-            game = _make_game(event, settings, rules, score)
+            game = _make_game(event, settings, rules, carry)
         except (RulesError, TypeError, ValueError) as exc:
             raise RefereeInputError(f"cannot start {event.game} {event.variant!r}: {exc}") from None
         self.game = game
@@ -83,24 +83,24 @@ class Referee:
     def _next_game(self) -> list[Signal]:
         """The new-game button: the next game of the match (or the same game again)."""
         assert self.new_game_event is not None
-        score = (0, 0)
+        carry = None
         game = self.game
-        if game is not None and game.state.phase is Phase.OVER and game.match_length > 1:
-            if game.match_over():
+        if game is not None and game.state.phase is Phase.OVER:
+            carry = game.carry()
+            if carry is not None and game.match_over():
                 return [notice(MATCH_OVER)]
-            score = game.score
-        return self._new_game(self.new_game_event, score)
+        return self._new_game(self.new_game_event, carry)
 
 
 def _make_game(
-    event: NewGame, settings: TableSettings, rules: dict[str, Any], score: tuple[int, int]
+    event: NewGame, settings: TableSettings, rules: dict[str, Any], carry: Any
 ) -> TurnReferee[Any]:
     if event.game == "backgammon":
         from controller.referee_backgammon import BackgammonReferee
         from controller.rules import backgammon as bg
 
         options = _with_rules(bg.Options.preset(event.variant), rules)
-        return BackgammonReferee(options, settings, event.match_length, score)
+        return BackgammonReferee(options, settings, event.match_length, carry)
     if event.game == "maedn":
         from controller.referee_maedn import MaednReferee
         from controller.rules import maedn

@@ -1,16 +1,18 @@
 """Backgammon at the table: two dice, a whole play judged at once, illegal plays may stand.
 
 Rule text 004: once the opponent has rolled, an illegal play stands (unless the table is set to
-`must_correct`). Rule text 001 with the `hofer` preset: a double earns another roll.
+`must_correct`). Rule text 001 with the `hofer` preset: a double earns another roll. The
+doubling cube (004; off in `hofer`) follows `controller.rules.match.Match`: the seat on roll
+may press "double" before rolling, the opponent "take" or "drop".
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
-from controller.events import BackgammonBoard, Board
+from controller.events import BackgammonBoard, Board, ButtonPressed
 from controller.referee_turns import (
     Phase,
     TableSettings,
@@ -21,6 +23,7 @@ from controller.referee_turns import (
 )
 from controller.rules import backgammon as bg
 from controller.rules.errors import RulesError
+from controller.rules.match import R_PENDING, CubeError, Match
 from controller.rules.reasons import Reason, reason
 from controller.signals import (
     EXPECT_MOVE,
@@ -50,23 +53,48 @@ NO_LEGAL_PLAY = reason(
     "Kein Zug möglich: bitte Fertig drücken",
     "No legal move: please press done",
 )
+DOUBLE_BEFORE_ROLL = reason(
+    "referee.double_before_roll",
+    "Verdoppeln nur vor dem eigenen Wurf",
+    "Double only before your own roll",
+)
 SIDES = ("white", "black")
+EXPECT_ANSWER = "answer_double"  # the opponent must take or drop
+
+
+@dataclass(frozen=True, slots=True)
+class CubeOffered(Signal):
+    """`seat` doubles; the opponent takes (the cube goes to `cube`) or drops."""
+
+    type: ClassVar[str] = "double_offered"
+    seat: int
+    cube: int
+
+
+@dataclass(frozen=True, slots=True)
+class CubeTaken(Signal):
+    """`seat` took the double and now owns the cube at `cube`."""
+
+    type: ClassVar[str] = "double_taken"
+    seat: int
+    cube: int
 
 
 class BackgammonReferee(TurnReferee[Any]):
-    """One backgammon game; `score` is the match score before this game."""
+    """One backgammon game; `match` carries score and Crawford state from the previous game."""
 
     def __init__(
         self,
         options: Any,
         settings: TableSettings,
         match_length: int = 1,
-        score: tuple[int, int] = (0, 0),
+        match: Match | None = None,
     ) -> None:
         super().__init__(bg.Position.initial(options).with_turn(0), settings)
         self.options = options
         self.match_length = match_length
-        self.score = score
+        start = match if match is not None else Match(length=match_length, options=options)
+        self.state = replace(self.state, match=start)
 
     def seat(self) -> int:
         return int(self.state.pos.turn)
@@ -141,20 +169,59 @@ class BackgammonReferee(TurnReferee[Any]):
         return [notice(ILLEGAL_STANDS)]
 
     def _game_over(self, result: Any) -> GameOver:
-        winner = int(result.winner)
-        points = int(result.multiplier)
-        score = list(self.score)
-        score[winner] += points
-        self.score = (score[0], score[1])
+        match = self.state.match.end_game(result)
+        self.state = replace(self.state, match=match)
+        return self._scored(match)
+
+    def _scored(self, match: Match) -> GameOver:
+        record = match.games[-1]
         return GameOver(
-            order=(winner, 1 - winner),
-            result=str(result.kind),
-            points=points,
-            match_score=self.score,
+            order=(record.winner, 1 - record.winner),
+            result=record.kind,
+            points=record.points,
+            match_score=match.score,
         )
 
+    @property
+    def score(self) -> tuple[int, int]:
+        return self.state.match.score
+
+    def carry(self) -> Match | None:
+        return self.state.match if self.match_length > 1 else None
+
     def match_over(self) -> bool:
-        return max(self.score) >= self.match_length
+        return self.state.match.winner() is not None
+
+    def roll_blocked(self) -> list[Signal] | None:
+        return [notice(R_PENDING)] if self.state.match.offered_by is not None else None
+
+    def other_button(self, event: ButtonPressed) -> list[Signal]:
+        """The doubling cube: double before rolling, take or drop by the opponent."""
+        s = self.state
+        match: Match = s.match
+        try:
+            if event.name == "double":
+                seat = self.seat() if event.seat is None else event.seat
+                if s.phase is not Phase.ROLL or not s.first_roll_done or seat != self.seat():
+                    return [notice(DOUBLE_BEFORE_ROLL)]
+                offered = match.offer_double(seat)
+                self.state = replace(s, match=offered)
+                return [CubeOffered(seat, offered.cube * 2), Turn(1 - seat, EXPECT_ANSWER)]
+            if event.name in ("take", "drop"):
+                doubler = match.offered_by
+                answering = event.seat
+                if answering is None:
+                    answering = 1 - doubler if doubler is not None else 1 - self.seat()
+                if event.name == "take":
+                    taken = match.take(answering)
+                    self.state = replace(s, match=taken)
+                    return [CubeTaken(answering, taken.cube), expect_roll(self.seat())]
+                dropped = match.drop(answering)
+                self.state = replace(s, match=dropped, phase=Phase.OVER, dice=())
+                return [self._scored(dropped)]
+        except CubeError as exc:
+            return [notice(exc.reason)]
+        return []
 
     def diff(self, expected: Board, observed: Board) -> tuple[list[str], list[str]]:
         assert isinstance(expected, BackgammonBoard) and isinstance(observed, BackgammonBoard)

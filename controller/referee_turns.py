@@ -146,13 +146,11 @@ class TurnState(Generic[PosT]):
     done_pending: bool = False
     differs: bool = False  # the last reading differed from what must stand
     first_roll_done: bool = False
+    match: Any = None  # game-level state (backgammon: the Match with cube and score)
 
 
 class TurnReferee(Generic[PosT]):
     """Shared turn cycle; subclasses implement the hooks marked below."""
-
-    match_length: int = 1
-    score: tuple[int, int] = (0, 0)
 
     def __init__(self, pos: PosT, settings: TableSettings) -> None:
         self.settings = settings
@@ -196,8 +194,20 @@ class TurnReferee(Generic[PosT]):
     def roll_button(self) -> list[Signal]:
         return []
 
+    def carry(self) -> Any:
+        """What the next game of the same match starts from; None: the next game is fresh."""
+        return None
+
     def match_over(self) -> bool:
-        return True
+        return False
+
+    def roll_blocked(self) -> list[Signal] | None:
+        """Signals refusing a roll now (a double waiting for an answer), or None."""
+        return None
+
+    def other_button(self, event: ButtonPressed) -> list[Signal]:
+        """Buttons the shared cycle does not know (the doubling cube)."""
+        return []
 
     def cocked_rerolls(self) -> bool:
         """A cocked die or one outside the tray is rolled again (004)."""
@@ -262,6 +272,9 @@ class TurnReferee(Generic[PosT]):
             return [reroll(seat, OUTSIDE)]
         if len(event.values) != self.dice_count():
             return [reroll(seat, DICE_COUNT)]
+        blocked = self.roll_blocked()
+        if blocked is not None:
+            return blocked
         self.state = replace(self.state, first_roll_done=True, done_pending=False)
         return self.accept_dice(event.values)
 
@@ -333,7 +346,9 @@ class TurnReferee(Generic[PosT]):
             if s.phase is Phase.ROLL:
                 return self.roll_button()
             return []
-        if event.name != "done" or s.phase not in (Phase.MOVE, Phase.CORRECT):
+        if event.name != "done":
+            return self.other_button(event)
+        if s.phase not in (Phase.MOVE, Phase.CORRECT):
             return []
         if event.seat is not None and event.seat != self.seat():
             return [notice(NOT_YOUR_TURN)]

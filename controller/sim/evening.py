@@ -124,6 +124,7 @@ class EveningReport:
             "stray_dice_accepted": t.stray_dice_accepted,
             "rerolls": t.rerolls,
             "undos": t.undos,
+            "doubles": t.doubles,
             "by_kind": {
                 kind: {
                     "injected": t.injected[kind],

@@ -26,6 +26,7 @@ from controller.events import (
     Tick,
     ViewBlocked,
 )
+from controller.referee_backgammon import CubeOffered
 from controller.referee_turns import TableSettings
 from controller.signals import (
     EXPECT_CORRECT,
@@ -66,6 +67,8 @@ class Habits:
     stray_dice_rate: float = 0.05  # dice read while the hand is still over the board
     skip_done_rate: float = 0.2  # backgammon: no done press, the opponent's roll judges
     undo_rate: float = 0.01  # a long press on undo after an accepted play
+    double_rate: float = 0.02  # backgammon: double before rolling (refused where not allowed)
+    take_rate: float = 0.75  # the opponent takes a double
     think: tuple[float, float] = (1.0, 4.0)  # seconds before moving
     step: tuple[float, float] = (0.5, 1.5)  # seconds per checker or piece moved
 
@@ -83,6 +86,7 @@ class Tally:
     stray_dice_accepted: int = 0
     rerolls: int = 0
     undos: int = 0
+    doubles: int = 0
 
     def add(self, other: Tally) -> None:
         self.injected.update(other.injected)
@@ -95,6 +99,7 @@ class Tally:
             "stray_dice_accepted",
             "rerolls",
             "undos",
+            "doubles",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
@@ -128,6 +133,7 @@ class SimulatedTable:
         self.last_play: tuple[Board, tuple[int, ...]] | None = None  # for undo
         self.result: GameOver | None = None
         self.stray_pending = False
+        self.doubling: int | None = None  # seat whose double awaits an answer or refusal
 
     # ---- event source ---------------------------------------------------------------------
 
@@ -146,8 +152,13 @@ class SimulatedTable:
         """The players' answer to what the table just showed."""
         turn: Turn | None = None
         reroll_seat: int | None = None
+        doubling, self.doubling = self.doubling, None
         for signal in signals:
             match signal:
+                case CubeOffered():
+                    self.tally.doubles += 1
+                    answer = "take" if self.rng.random() < self.habits.take_rate else "drop"
+                    return [ButtonPressed(answer, seat=1 - signal.seat, t=self._later(3.0))]
                 case DiceAccepted():
                     if self.stray_pending:
                         self.tally.stray_dice_accepted += 1
@@ -172,8 +183,12 @@ class SimulatedTable:
         if self.finished:
             return []
         if turn is None:
+            if reroll_seat is None and doubling is not None:  # the double was refused
+                reroll_seat = doubling
             return self._roll(reroll_seat) if reroll_seat is not None else []
-        if turn.expect in (EXPECT_ROLL, EXPECT_ROLL_AGAIN):
+        if turn.expect == EXPECT_ROLL:
+            return self._maybe_undo() or self._maybe_double(turn.seat) or self._roll(turn.seat)
+        if turn.expect == EXPECT_ROLL_AGAIN:
             return self._maybe_undo() or self._roll(turn.seat)
         if turn.expect == EXPECT_MOVE:
             return self._move(turn.seat)
@@ -199,6 +214,12 @@ class SimulatedTable:
                 return [*events, DiceObserved(values, cocked=flags, t=self._later(0.5))]
             return [*events, DiceObserved(values, outside=flags, t=self._later(0.5))]
         return [*events, DiceObserved(values, t=self._later(0.5))]
+
+    def _maybe_double(self, seat: int) -> list[Event]:
+        if self.game != "backgammon" or self.rng.random() >= self.habits.double_rate:
+            return []
+        self.doubling = seat
+        return [ButtonPressed("double", seat=seat, t=self._later(1.0))]
 
     def _move(self, seat: int) -> list[Event]:
         pos = self._position(seat)

@@ -21,6 +21,7 @@ from controller.signals import (
     Turn,
 )
 from controller.sim.evening import play_game
+from controller.sim.table import Habits
 from controller.table_log import OpeningRoll
 
 HOUSE4 = (-1, -1, -1, -1)
@@ -39,7 +40,8 @@ def _board(*seats: tuple[int, ...]) -> BoardObserved:
 def test_match_score_carries_over_to_the_next_game_until_decided() -> None:
     events: list = []
     over: list[GameOver] = []
-    play_game("backgammon", "standard", 21, listener=lambda e, s: events.append(e))
+    habits = Habits(double_rate=0.0)  # no cube: the same game is worth the same each time
+    play_game("backgammon", "standard", 21, habits=habits, listener=lambda e, s: events.append(e))
     game = events[1:]  # the same game, played again after each new-game press
     referee = Referee()
     referee.handle(NewGame("backgammon", "standard", match_length=5))
@@ -115,3 +117,46 @@ def test_mensch_illegal_move_must_be_corrected_even_when_the_next_roll_comes() -
     assert out[1] == Turn(0, "correct_board")
     assert referee.handle(DiceObserved((4,))) == [BoardDiffers(0, ("house:0", "track:3"))]
     assert referee.handle(_board(HOUSE4, HOUSE4, HOUSE4, HOUSE4)) == [Turn(0, "move")]
+
+
+def _rolled_once(variant: str = "standard", match_length: int = 5) -> Referee:
+    """White has played 3-1 (8/5 6/5); Black is on roll."""
+    from controller.rules import backgammon as bg
+
+    referee = Referee()
+    referee.handle(NewGame("backgammon", variant, match_length=match_length))
+    referee.handle(DiceObserved((3, 1)))
+    start = bg.Position.initial(bg.Options.preset(variant))
+    referee.handle(BoardObserved(start.apply(bg.Play.parse("8/5 6/5")).to_board()))
+    referee.handle(ButtonPressed("done", seat=0))
+    return referee
+
+
+def test_double_and_take_doubles_the_cube_and_the_doubler_rolls() -> None:
+    referee = _rolled_once()
+    out = referee.handle(ButtonPressed("double", seat=1))
+    assert [s.type for s in out] == ["double_offered", "turn"]
+    assert (out[0].seat, out[0].cube) == (1, 2) and out[1].seat == 0
+    assert referee.handle(DiceObserved((6, 5)))[0].key == "double_pending"  # answer first
+    out = referee.handle(ButtonPressed("take", seat=0))
+    assert [s.type for s in out] == ["double_taken", "turn"]
+    assert (out[0].seat, out[0].cube) == (0, 2) and out[1] == Turn(1, "roll")
+    assert referee.handle(ButtonPressed("double", seat=1))[0].key == "cube_owned_by_opponent"
+    assert referee.handle(DiceObserved((6, 5)))[0] == DiceAccepted(1, (6, 5))
+
+
+def test_drop_ends_the_game_for_the_cube_value_and_counts_in_the_match() -> None:
+    referee = _rolled_once(match_length=5)
+    referee.handle(ButtonPressed("double", seat=1))
+    out = referee.handle(ButtonPressed("drop", seat=0))
+    assert out == [GameOver(order=(1, 0), result="drop", points=1, match_score=(0, 1))]
+    assert referee.handle(ButtonPressed("new_game")) == [Turn(0, "roll")]
+
+
+def test_no_double_in_hofer_or_before_the_first_roll_or_while_moving() -> None:
+    assert _rolled_once("hofer").handle(ButtonPressed("double"))[0].key == "cube_off"
+    referee = Referee()
+    referee.handle(NewGame("backgammon", "standard"))
+    assert referee.handle(ButtonPressed("double", seat=0))[0].key == "referee.double_before_roll"
+    referee.handle(DiceObserved((3, 1)))
+    assert referee.handle(ButtonPressed("double", seat=0))[0].key == "referee.double_before_roll"

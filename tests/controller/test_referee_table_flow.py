@@ -245,7 +245,8 @@ def test_backgammon_game_over_matches_the_engine_result(variant: str) -> None:
         plays.extend(s for s in signals if isinstance(s, PlayAccepted))
         over.extend(s for s in signals if isinstance(s, GameOver))
 
-    play_game("backgammon", variant, 5, habits=Habits(undo_rate=0.0), listener=listen)
+    no_cube = Habits(undo_rate=0.0, double_rate=0.0)  # GameOver.points = engine multiplier
+    play_game("backgammon", variant, 5, habits=no_cube, listener=listen)
     pos = bg.Position.initial(bg.Options.preset(variant))
     for play in plays:
         pos = pos.with_turn(play.seat).apply(bg.Play.parse(play.notation))

@@ -216,6 +216,11 @@ class Position:
     def __post_init__(self) -> None:
         if self.turn not in (0, 1):
             raise InvalidPosition(f"turn must be 0 (White) or 1 (Black), not {self.turn!r}")
+        if len(self.sides) != 2:
+            raise InvalidPosition(f"a position has two sides, got {len(self.sides)}")
+        if type(self.sides) is not tuple or any(type(side) is not tuple for side in self.sides):
+            # lists would make the value unhashable and mutable from outside
+            object.__setattr__(self, "sides", (tuple(self.sides[0]), tuple(self.sides[1])))
         _check_sides(self.sides)
 
     # construction ---------------------------------------------------------------------------

@@ -100,3 +100,13 @@ def test_every_backgammon_reason_has_german_and_english_text_fitting_the_display
         assert CATALOG[r.key] == r and r.de and r.en and r.de != r.en
         for text in (r.de, r.en):  # the serial display shows 4 lines of 20 characters
             assert len(textwrap.wrap(text, 20)) <= 4, text
+
+
+def test_positions_are_immutable_hashable_values_even_from_lists() -> None:
+    sides = [[0] * 5 + [15] + [0] * 19, [0] * 5 + [15] + [0] * 19]
+    pos = bg.Position(sides, 0)  # type: ignore[arg-type]
+    sides[0][5] = 0
+    assert pos.sides[0][5] == 15
+    assert {pos: 1}[bg.Position.from_position_id(pos.position_id())] == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pos.turn = 1  # type: ignore[misc]

@@ -6,13 +6,16 @@ A recording is a folder::
     frames/          every n-th camera frame as a lossless PNG (000001.png, ...)
     log.jsonl        one JSON object per line, in the order things happened:
                      {"frame": "frames/000001.png", "t": 0.066}
-                     {"event": {table-log event}, "source": "vision" | "input" | "table"}
-                     {"signals": [signal, ...], "origin": "referee" | "table"}
+                     {"event": {table-log event}, "source": "vision" | "input" | "table"
+                                                          | "journal"}
+                     {"signals": [signal, ...], "origin": "referee" | "table" | "journal"}
 
 Events use the table-log shape (`controller.table_log`), signals `Signal.to_json()`. Frames are
 stored losslessly so that a replay reads exactly the pixels the table read. A replay re-runs the
 frames through vision and feeds the recorded input events again; the vision events are the ones
-it regenerates, and the referee's signals are compared with the recorded ones.
+it regenerates, and the referee's signals are compared with the recorded ones. A session that
+began by resuming a game starts with that game's journaled events (source and origin
+"journal"): a replay feeds them to rebuild the game, without comparing their signals.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ FORMAT_VERSION = 1
 META = "session.json"
 LOG = "log.jsonl"
 FRAMES = "frames"
-SOURCES = ("vision", "input", "table")
-ORIGINS = ("referee", "table")
+SOURCES = ("vision", "input", "table", "journal")
+ORIGINS = ("referee", "table", "journal")
 
 
 class RecordingError(ValueError):
@@ -278,5 +281,7 @@ def replay(folder: Path | str, pipeline: Replayable) -> ReplayResult:
         else:
             events += 1
             signals = pipeline.handle(item.event, item.source)
+            if item.source == "journal":
+                continue
         replayed += [s.to_json() for s in signals]
     return ReplayResult(frames, events, recorded, replayed, compare_signals(recorded, replayed))

@@ -92,6 +92,7 @@ DISPLAY_LOST = reason(
 
 SIGNAL_ORIGIN_REFEREE = "referee"
 SIGNAL_ORIGIN_TABLE = "table"
+SOURCE_JOURNAL = "journal"  # events (and their signals) replayed from the journal at start-up
 
 
 def notice(why: Reason, detail: str = "") -> Notice:
@@ -322,8 +323,12 @@ class TablePipeline:
         for event in events:
             if isinstance(event, DieThrown):
                 self.observations.forget_dice()
+            for listener in self.listeners:
+                listener.on_event(event, SOURCE_JOURNAL)
             signals = list(self.referee.handle(event))
             self._note(signals)
+            for listener in self.listeners:
+                listener.on_signals(signals, SOURCE_JOURNAL)
             replayed += signals
         if self.game_over:
             return None
@@ -639,6 +644,8 @@ class TerminalView:
                 self._print(f"== {self.game}")
 
     def on_signals(self, signals: list[Signal], origin: str) -> None:
+        if origin == SOURCE_JOURNAL:
+            return  # the resumed game's past; the table shows where it stands
         for signal in signals:
             line = signal_text(signal, self.language, self.seat_names)
             self.recent = [*self.recent[-7:], line]

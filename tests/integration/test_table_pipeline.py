@@ -27,6 +27,7 @@ from controller.table_app import (
     StuckInputFilter,
     TablePipeline,
 )
+from tests.integration.table_harness import Collector
 from vision.dice import DieReading
 from vision.observation import BLOCKED, Observation
 
@@ -118,8 +119,12 @@ def test_resume_after_restart_continues_and_says_so(tmp_path: Path) -> None:
         before = pipe.handle(ButtonPressed("done", 0, t=4.0))
     # A new process: a fresh referee fed from the same journal file.
     with Journal.open(tmp_path) as journal:
-        resumed = TablePipeline(Referee(), journal=journal)
+        seen = Collector()
+        resumed = TablePipeline(Referee(), journal=journal, listeners=[seen])
         shown = resumed.resume(journal.current_game())
+        # A recorder or a view learns the resumed game from its journaled events.
+        assert seen.events == list(journal.events())
+        assert journal.count() == 5  # nothing appended twice
     assert shown is not None
     assert isinstance(shown[-1], Notice) and shown[-1].key == RESUMED.key
     assert shown[-2] == [s for s in before if isinstance(s, Turn)][-1] == Turn(1, EXPECT_ROLL)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import random
 import statistics
 import tempfile
 import threading
@@ -104,10 +105,14 @@ def _latency() -> list[list[Any]]:
             return out
 
         feed(Scene(pos.to_board()), 12)
-        rolls = iter([6, 6, 6, 6] + [3, 5, 2, 4, 1] * 40)
-        while len(samples_led) < LATENCY_SAMPLES and not pos.is_over():
+        rng = random.Random(5)
+        while len(samples_led) < LATENCY_SAMPLES:
+            if pos.is_over():
+                pos = maedn.Position.initial(2, opts)
+                pipeline.handle(NewGame("maedn", "vegas", 2, t=t), "table")
+                feed(Scene(pos.to_board()), 12)
             seat = pos.turn
-            die = next(rolls)
+            die = rng.randint(1, 6)
             outputs.show(pipeline.handle(ButtonPressed("roll", seat, t=t)))
             outputs.show(pipeline.handle(_roll(die, t)))
             moves = pos.legal_moves(die)

@@ -245,6 +245,10 @@ def _generic(
                 return
             rem = phases[phase]
             last = BAR
+        node = (tuple(m), hits, phase, rem, last, score)
+        if node in visited:  # e.g. two orders of the top face reach the same bottom phase
+            return
+        visited.add(node)
         counted = 1 if phase < mandatory else 0
         same = len(set(rem)) == 1
         for die in sorted(set(rem), reverse=True):
@@ -262,6 +266,7 @@ def _generic(
                 record(m2, hits | bit, new_moves, score + counted, f)
                 rec(m2, hits | bit, new_moves, phase, rest_t, src, score + counted, f)
 
+    visited: set[tuple] = set()
     start = [0, *mine]
     record(start, 0, (), 0, 0)
     rec(start, 0, (), 0, phases[0], BAR, 0, 0)

@@ -112,3 +112,17 @@ def test_replay_of_a_folder_that_is_no_recording_says_so(tmp_path: Path) -> None
     result = _spieltisch("replay", str(tmp_path))
     assert result.returncode == 2
     assert "session.json is missing" in result.stderr
+
+
+def test_replay_of_a_damaged_recording_names_file_and_line(recording: Path, tmp_path: Path) -> None:
+    import shutil
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(recording, damaged)
+    with (damaged / "log.jsonl").open("a", encoding="utf-8") as log:
+        log.write('{"event": {"type": "dice", "values": "six"}, "source": "input"}\n')
+    lines = len((damaged / "log.jsonl").read_text("utf-8").splitlines())
+    result = _spieltisch("replay", str(damaged))
+    assert result.returncode == 2
+    assert f"log.jsonl:{lines}" in result.stderr
+    assert "values" in result.stderr

@@ -217,7 +217,7 @@ class TurnReferee(Generic[PosT]):
 
     def handle(self, event: LogEvent) -> list[Signal]:
         out: list[Signal] = []
-        t = getattr(event, "t", 0.0)
+        t = event.t
         if not self.settings.done_button and not isinstance(event, ButtonPressed):
             out += self._settle(t)
         match event:

@@ -32,7 +32,7 @@ from bench.timing import print_table, summary
 from controller import config as table_config
 from controller.config import SimulatedGame
 from controller.events import ButtonPressed, NewGame
-from controller.frame_source import Frame, Scene, SceneRenderer, SimulatedTable
+from controller.frame_source import Frame, Scene, SceneRenderer, SimulatedTable, SimulationStats
 from controller.referee import Referee
 from controller.rules import maedn
 from controller.signals import PlayAccepted, Turn
@@ -232,16 +232,14 @@ def _evenings(games_per_kind: int) -> list[list[Any]]:
         for game, size in kinds:
             jobs = [(game, 100 + seed, size) for seed in range(games_per_kind)]
             results = list(pool.map(_evening_game, jobs))
-            stats = [r[0] for r in results]
-            seconds = [r[1] for r in results]
-            injected = sum(s.illegal_injected for s in stats)
-            flagged = sum(s.illegal_flagged for s in stats)
+            total = SimulationStats()
+            for stats, _ in results:
+                total.merge(stats)
+            injected, flagged = total.illegal_injected, total.illegal_flagged
             rows.append([
-                f"{game} at {size[0]}×{size[1]}", len(stats), sum(s.finished for s in stats),
-                sum(s.lost for s in stats), injected, flagged,
-                f"{100.0 * flagged / injected:.1f} %" if injected else "-",
-                sum(s.legal_flagged for s in stats), sum(s.frames for s in stats),
-                statistics.median(seconds),
+                f"{game} at {size[0]}×{size[1]}", total.games, total.finished, total.lost,
+                injected, flagged, f"{100.0 * flagged / injected:.1f} %" if injected else "-",
+                total.legal_flagged, total.frames, statistics.median(r[1] for r in results),
             ])
     return rows
 

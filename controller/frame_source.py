@@ -71,10 +71,6 @@ class Scene:
 Renderer = Callable[[Scene], "np.ndarray"]
 
 
-class CameraLost(RuntimeError):
-    """The camera stopped delivering frames (unplugged, driver error)."""
-
-
 class CameraFrames:
     """Frames from `hardware.camera` with table-time stamps; `read()` returns None when lost.
 

@@ -9,6 +9,7 @@ remembered too: later frames compare against it to correct uneven light and to n
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from dataclasses import dataclass
@@ -60,13 +61,54 @@ def maedn_start(players: int, geometry: MaednGeometry | None = None) -> MaednBoa
 
 
 @dataclass(frozen=True, slots=True)
+class Lens:
+    """Radial lens distortion about the picture's centre, which a homography cannot model:
+    undistorted = c + (p − c)·(1 + kappa·r²), with r = |p − c| / picture width."""
+
+    kappa: float
+    size: tuple[int, int]
+
+    def undistort(self, points: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points, np.float64).reshape(-1, 2)
+        if self.kappa == 0.0:
+            return pts
+        centre = np.array(self.size, np.float64) / 2
+        rel = pts - centre
+        r2 = (rel * rel).sum(axis=1, keepdims=True) / (self.size[0] ** 2)
+        return centre + rel * (1 + self.kappa * r2)
+
+    def distort(self, points: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points, np.float64).reshape(-1, 2)
+        if self.kappa == 0.0:
+            return pts
+        centre = np.array(self.size, np.float64) / 2
+        rel_u = pts - centre
+        rel = rel_u.copy()
+        for _ in range(10):
+            r2 = (rel * rel).sum(axis=1, keepdims=True) / (self.size[0] ** 2)
+            rel = rel_u / (1 + self.kappa * r2)
+        return centre + rel
+
+
+@dataclass(frozen=True, slots=True)
 class BoardFix:
-    """Where the board lies in the picture: homography board mm → image pixel."""
+    """Where the board lies in the picture: homography board mm → undistorted pixel, and the
+    lens distortion on top of it."""
 
     homography: np.ndarray
     method: str  # "markers" or "outline"
     markers_found: tuple[int, ...]
     warnings: tuple[Reason, ...]
+    lens: Lens
+
+    def to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        """Board mm → pixel in the picture as taken."""
+        return _to_image(self.homography, self.lens, points_mm)
+
+
+def _to_image(homography: np.ndarray, lens: Lens, points_mm: np.ndarray) -> np.ndarray:
+    pts = np.asarray(points_mm, np.float64).reshape(1, -1, 2)
+    return lens.distort(cv2.perspectiveTransform(pts, homography)[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +126,19 @@ class Calibration:
     warnings: tuple[str, ...] = ()
     geometry_file: str | None = None
     rim_signs: tuple[float, float] = (-1.0, 1.0)  # white, black (see `pieces.rim_sign`)
+    lens_kappa: float = 0.0
 
     @property
     def matrix(self) -> np.ndarray:
         return np.array(self.homography, np.float64).reshape(3, 3)
+
+    @property
+    def lens(self) -> Lens:
+        return Lens(self.lens_kappa, self.image_size)
+
+    def to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        """Board mm → pixel in the picture as taken."""
+        return _to_image(self.matrix, self.lens, points_mm)
 
     def geometry(self) -> TableGeometry:
         return load_geometry(self.geometry_file)
@@ -100,6 +151,7 @@ class Calibration:
             "border_chroma": [list(c) for c in self.border_chroma],
             "piece_colours": list(self.piece_colours), "warnings": list(self.warnings),
             "geometry_file": self.geometry_file, "rim_signs": list(self.rim_signs),
+            "lens_kappa": self.lens_kappa,
         }
 
     def save(self, path: Path | str) -> None:
@@ -127,6 +179,7 @@ class Calibration:
                 warnings=tuple(str(v) for v in data["warnings"]),
                 geometry_file=data["geometry_file"],
                 rim_signs=(float(data["rim_signs"][0]), float(data["rim_signs"][1])),
+                lens_kappa=float(data["lens_kappa"]),
             )
         except KeyError as exc:
             raise CalibrationError(f"{path}: calibration lacks key {exc.args[0]!r}") from None
@@ -160,23 +213,35 @@ def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = No
     found: dict[int, np.ndarray] = _detect_markers(image) if use_markers else {}
     if use_markers and len(found) < 4:
         warnings.append(MARKERS_MISSING)
+    h, w = image.shape[:2]
+    try:
+        outline: tuple[np.ndarray, np.ndarray] | None = _board_outline(image)
+        problem = None
+    except CalibrationError as exc:
+        outline, problem = None, exc
+    lens = Lens(_estimate_kappa(*outline, (w, h)) if outline is not None else 0.0, (w, h))
     if len(found) >= MIN_MARKERS:
         known = geometry.markers.corners(width, height)
         src = np.concatenate([np.array(known[i]) for i in sorted(found)])
-        dst = np.concatenate([found[i] for i in sorted(found)])
+        dst = lens.undistort(np.concatenate([found[i] for i in sorted(found)]))
         hom, _ = cv2.findHomography(src, dst, 0)
         method = "markers"
     else:
-        hom = _outline_homography(image, width, height)
+        if outline is None:
+            raise problem  # type: ignore[misc]
+        points, approx = outline
+        corners = _order_corners(_refine_corners(lens.undistort(points), lens.undistort(approx)))
+        board = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
+        hom, _ = cv2.findHomography(board, corners, 0)
         method = "outline"
     if hom is None:
         raise CalibrationError("no homography from the board found", NO_BOARD)
-    corners = cv2.perspectiveTransform(
-        np.array([[(0, 0), (width, 0), (width, height), (0, height)]], np.float64), hom)[0]
-    h, w = image.shape[:2]
+    fix = BoardFix(hom / hom[2, 2], method, tuple(sorted(found)), tuple(warnings), lens)
+    corners = fix.to_image(np.array([(0, 0), (width, 0), (width, height), (0, height)]))
     if (corners < -1).any() or (corners[:, 0] > w + 1).any() or (corners[:, 1] > h + 1).any():
-        warnings.append(PARTLY_OUTSIDE)
-    return BoardFix(hom / hom[2, 2], method, tuple(sorted(found)), tuple(warnings))
+        fix = BoardFix(fix.homography, method, fix.markers_found,
+                       (*warnings, PARTLY_OUTSIDE), lens)
+    return fix
 
 
 def _detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
@@ -199,9 +264,10 @@ def _detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
     return found
 
 
-def _outline_homography(image: np.ndarray, width: float, height: float) -> np.ndarray:
+def _board_outline(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The board is full of edges, the table top around it is plain: the outer contour of the
-    edge map is the board's outline (markers make small separate blobs)."""
+    edge map is the board's outline (markers make small separate blobs). Returns the contour's
+    points and its four rough corners."""
     grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     edges = cv2.Canny(grey, 40, 120)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))  # small: markers must stay apart
@@ -221,16 +287,55 @@ def _outline_homography(image: np.ndarray, width: float, height: float) -> np.nd
     approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
     if len(approx) != 4:
         raise CalibrationError(f"board outline has {len(approx)} corners, not 4", NO_BOARD)
-    corners = _refine_corners(contour.reshape(-1, 2).astype(np.float64),
-                              approx.astype(np.float64))
-    order = _order_corners(corners)
-    board = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
-    hom, _ = cv2.findHomography(board, order, 0)
-    return hom
+    return contour.reshape(-1, 2).astype(np.float64), approx.astype(np.float64)
+
+
+def _side_points(points: np.ndarray, approx: np.ndarray) -> list[np.ndarray]:
+    """The contour points along each side between two rough corners (ends left out)."""
+    sides = []
+    for i in range(4):
+        a, b = approx[i], approx[(i + 1) % 4]
+        seg = b - a
+        length = float(np.linalg.norm(seg))
+        rel = points - a
+        t = rel @ seg / (length * length)
+        dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length
+        sides.append(points[(t > 0.1) & (t < 0.9) & (dist < max(3.0, 0.03 * length))])
+    return sides
+
+
+def _estimate_kappa(points: np.ndarray, approx: np.ndarray, size: tuple[int, int]) -> float:
+    """The lens distortion that makes the board's four sides straightest (plumb lines).
+
+    Returns 0 when the outline is too ragged to tell (then nothing is corrected)."""
+
+    def crookedness(kappa: float) -> float:
+        lens = Lens(kappa, size)
+        total, count = 0.0, 0
+        for side in _side_points(lens.undistort(points), lens.undistort(approx)):
+            if len(side) < 20:
+                return float("inf")
+            centred = side - side.mean(axis=0)
+            total += float(np.linalg.eigvalsh(centred.T @ centred)[0])
+            count += len(side)
+        return total / count
+
+    coarse = np.arange(-0.4, 0.4001, 0.02)
+    best = float(coarse[int(np.argmin([crookedness(k) for k in coarse]))])
+    fine = np.arange(best - 0.02, best + 0.0201, 0.002)
+    scores = [crookedness(k) for k in fine]
+    kappa = float(fine[int(np.argmin(scores))])
+    if not np.isfinite(min(scores)) or min(scores) > 2.0 or abs(kappa) > 0.38:
+        return 0.0
+    return kappa
+
+
+OUTLINE_INSET_PX = 1.5  # the traced contour runs this far outside the edge (dilated edges)
 
 
 def _refine_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
     """Fit a line to each side's contour points (ignoring the ends) and intersect them."""
+    centre = approx.mean(axis=0)
     lines = []
     for i in range(4):
         a, b = approx[i], approx[(i + 1) % 4]
@@ -245,7 +350,10 @@ def _refine_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
             continue
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
                                      0.01).ravel()
-        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+        normal = np.array([-vy, vx])
+        if normal @ (centre - np.array([x0, y0])) < 0:
+            normal = -normal
+        lines.append((np.array([x0, y0]) + OUTLINE_INSET_PX * normal, np.array([vx, vy])))
     out = []
     for i in range(4):
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
@@ -267,12 +375,29 @@ def _order_corners(corners: np.ndarray) -> np.ndarray:
 
 
 def warp_board(image: np.ndarray, homography: np.ndarray, width: float, height: float,
-               ) -> np.ndarray:
-    """A top-down picture of the board at `pieces.WARP_PX_PER_MM` (only this region is warped)."""
-    scale = np.diag([1 / pieces.WARP_PX_PER_MM, 1 / pieces.WARP_PX_PER_MM, 1.0])
-    return cv2.warpPerspective(image, homography @ scale, pieces.warp_size(width, height),
-                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
+               lens: Lens | None = None) -> np.ndarray:
+    """A top-down picture of the board at `pieces.WARP_PX_PER_MM` (only this region is warped).
+
+    With a distorting lens the pixel lookup table is computed once per calibration."""
+    if lens is None or lens.kappa == 0.0:
+        scale = np.diag([1 / pieces.WARP_PX_PER_MM, 1 / pieces.WARP_PX_PER_MM, 1.0])
+        return cv2.warpPerspective(image, homography @ scale, pieces.warp_size(width, height),
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_REPLICATE)
+    map_x, map_y = _warp_maps(tuple(homography.ravel()), lens, width, height)
+    return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+@functools.lru_cache(maxsize=8)
+def _warp_maps(homography: tuple[float, ...], lens: Lens, width: float, height: float
+               ) -> tuple[np.ndarray, np.ndarray]:
+    w, h = pieces.warp_size(width, height)
+    xs, ys = np.meshgrid(np.arange(w) / pieces.WARP_PX_PER_MM,
+                         np.arange(h) / pieces.WARP_PX_PER_MM)  # as cv2.warpPerspective
+    mm = np.column_stack([xs.ravel(), ys.ravel()])
+    pixels = _to_image(np.array(homography).reshape(3, 3), lens, mm)
+    return (pixels[:, 0].reshape(h, w).astype(np.float32),
+            pixels[:, 1].reshape(h, w).astype(np.float32))
 
 
 def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard | None = None,
@@ -288,7 +413,7 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
     geometry = load_geometry(geometry_file)
     board_geo = geometry.board(game)
     fix = find_board(image, game, geometry, use_markers)
-    warp = warp_board(image, fix.homography, board_geo.width, board_geo.height)
+    warp = warp_board(image, fix.homography, board_geo.width, board_geo.height, fix.lens)
     warnings = list(fix.warnings)
     if float(np.median(warp)) / 255.0 < DIM_LEVEL:
         warnings.append(TOO_DIM)
@@ -318,7 +443,7 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         colours=model, border_values=tuple(float(v) for v in intrinsic),
         border_chroma=tuple(tuple(float(x) for x in c) for c in border_feats[:, :3]),
         piece_colours=colours, warnings=tuple(w.key for w in warnings),
-        geometry_file=geometry_file, rim_signs=rims,
+        geometry_file=geometry_file, rim_signs=rims, lens_kappa=fix.lens.kappa,
     )
 
 
@@ -401,10 +526,9 @@ def overlay(image: np.ndarray, calib: Calibration) -> np.ndarray:
     geometry = calib.geometry()
     board_geo = geometry.board(calib.game)
     out = image.copy()
-    hom = calib.matrix
 
     def poly(points: list[tuple[float, float]], colour: tuple[int, int, int]) -> None:
-        pts = cv2.perspectiveTransform(np.array([points], np.float64), hom)[0]
+        pts = calib.to_image(np.array(points, np.float64))
         cv2.polylines(out, [np.round(pts).astype(np.int32)], True, colour, 2, cv2.LINE_AA)
 
     w, h = board_geo.width, board_geo.height

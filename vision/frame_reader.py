@@ -85,10 +85,15 @@ class FrameReader:
             return None
         w, h = self.calib.image_size
         mask = np.zeros((h, w), np.uint8)
-        corners = cv2.perspectiveTransform(np.array([[
-            (0, 0), (self.board_geo.width, 0), (self.board_geo.width, self.board_geo.height),
-            (0, self.board_geo.height)]], np.float64), self.homography)[0]
-        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 255)
+        geo = self.board_geo
+        edge = np.linspace(0.0, 1.0, 20)
+        outline = np.concatenate([
+            np.column_stack([edge * geo.width, np.zeros(20)]),
+            np.column_stack([np.full(20, geo.width), edge * geo.height]),
+            np.column_stack([(1 - edge) * geo.width, np.full(20, geo.height)]),
+            np.column_stack([np.zeros(20), (1 - edge) * geo.height])])
+        corners = self.calib.to_image(outline)
+        cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], 255)
         return lambda image: reader.read(image, mask)
 
     def read(self, image: np.ndarray) -> Observation:
@@ -99,7 +104,7 @@ class FrameReader:
             raise ValueError(f"frame is {image.shape[1]}×{image.shape[0]}, the calibration "
                              f"was made for {w}×{h}")
         geo = self.board_geo
-        warp = warp_board(image, self.homography, geo.width, geo.height)
+        warp = warp_board(image, self.homography, geo.width, geo.height, self.calib.lens)
         coeffs, border_ok = self._light(warp)
         if not border_ok:
             return Observation(None, (), True, 0.0, (), BLOCKED)

@@ -304,17 +304,21 @@ def _distance(feats: np.ndarray, mean: np.ndarray, inv_var: np.ndarray) -> np.nd
 
 def _count_on_edge(lane: Lane, along: np.ndarray, occupied: np.ndarray, line: np.ndarray,
                    most: int) -> tuple[int, float]:
-    """Checkers standing on their edge in a tray are thin: a few mm of homography error move
-    the end of the stack by half a checker. The rims between them (`line`, positive on a rim)
-    show where the grid of checkers really lies; the end of the stack, snapped to that grid,
-    gives the count. Below three checkers there are too few rims: the end alone decides."""
-    end = float(along[occupied > 0].max()) + 0.5
+    """Checkers standing on their edge in a tray are thin: a couple of mm of homography error
+    move the end of the stack by a good part of a checker. The lines between them show where
+    the grid of checkers really lies (`line` is positive on a rim); the end of the stack,
+    snapped to that grid, gives the count. The shift searched stays well below half a checker,
+    so the middle of a checker is never taken for its rim. Below three checkers there are too
+    few rims: the end alone decides."""
+    # The last occupied sample lies about half a mm beyond the stack: the rim line on its edge
+    # and the blur spread it outwards.
+    end = float(along[occupied > 0].max()) - 0.5
     pitch = lane.pitch
     inside = (along > 2) & (along < end - 2)
     pos, line = along[inside], line[inside]
     best_shift, best = 0.0, -np.inf
     if round(end / pitch) >= 3:
-        for shift in np.arange(-pitch / 2, pitch / 2, 0.5):
+        for shift in np.arange(-0.3 * pitch, 0.3 * pitch + 0.01, 0.5):
             phase = np.abs(((pos - shift + pitch / 2) % pitch) - pitch / 2) <= 1.0
             if phase.all() or not phase.any():
                 continue

@@ -19,6 +19,7 @@ from vision.calibration import (
     PARTLY_OUTSIDE,
     STANDARD_BACKGAMMON,
     TOO_DIM,
+    BoardFix,
     Calibration,
     CalibrationError,
     calibrate,
@@ -38,14 +39,14 @@ def start_scene(game: str, **options: object) -> Scene:
     return Scene(start, **options)  # type: ignore[arg-type]
 
 
-def error_mm(frame_camera: Camera, homography: np.ndarray, game: str) -> np.ndarray:
-    """Where the renderer really drew board points, mapped back through the estimate."""
+def error_mm(frame_camera: Camera, fix: BoardFix, game: str) -> np.ndarray:
+    """How far from where the renderer really drew board points the calibration puts them,
+    in mm of board (pixels divided by the camera's scale)."""
     w, h = GEO.board_size(game)
     xs, ys = np.meshgrid(np.linspace(0, w, 12), np.linspace(0, h, 10))
     truth = np.column_stack([xs.ravel(), ys.ravel()])
-    pixels = frame_camera.project(truth)
-    back = cv2.perspectiveTransform(pixels[None], np.linalg.inv(homography))[0]
-    return np.linalg.norm(back - truth, axis=1)
+    off = np.linalg.norm(fix.to_image(truth) - frame_camera.project(truth), axis=1)
+    return off / frame_camera.px_per_mm
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -54,8 +55,8 @@ def test_homography_from_markers_is_accurate_to_a_few_mm(game: str, seed: int) -
     frame = render(start_scene(game), seed=seed)
     fix = find_board(frame.image, game)
     assert fix.method == "markers" and fix.markers_found == (0, 1, 2, 3)
-    err = error_mm(frame.camera, fix.homography, game)
-    assert err.mean() < 3.5 and err.max() < 8.0, f"mean {err.mean():.2f} max {err.max():.2f} mm"
+    err = error_mm(frame.camera, fix, game)
+    assert err.mean() < 1.5 and err.max() < 3.0, f"mean {err.mean():.2f} max {err.max():.2f} mm"
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -65,15 +66,25 @@ def test_homography_from_the_outline_without_markers(game: str, seed: int) -> No
     fix = find_board(frame.image, game)
     assert fix.method == "outline"
     assert MARKERS_MISSING in fix.warnings
-    err = error_mm(frame.camera, fix.homography, game)
-    assert err.mean() < 3.0 and err.max() < 6.0, f"mean {err.mean():.2f} max {err.max():.2f} mm"
+    err = error_mm(frame.camera, fix, game)
+    assert err.mean() < 1.5 and err.max() < 3.0, f"mean {err.mean():.2f} max {err.max():.2f} mm"
+
+
+def test_lens_distortion_is_measured_from_the_board_outline() -> None:
+    # The renderer bends the picture by k1 in units of its focal length; calibration measures
+    # it in units of the picture's width: the same bend is k1·(width / focal)².
+    for seed in range(3):
+        frame = render(start_scene("backgammon"), seed=seed)
+        truth = frame.camera.k1 * (frame.camera.size[0] / frame.camera.focal) ** 2
+        assert find_board(frame.image, "backgammon").lens.kappa == pytest.approx(truth,
+                                                                                 abs=0.03)
 
 
 def test_outline_is_used_on_request_even_when_markers_are_there() -> None:
     frame = render(start_scene("maedn"), seed=11)
     fix = find_board(frame.image, "maedn", use_markers=False)
     assert fix.method == "outline" and fix.markers_found == ()
-    assert error_mm(frame.camera, fix.homography, "maedn").mean() < 3.0
+    assert error_mm(frame.camera, fix, "maedn").mean() < 1.5
 
 
 def test_backgammon_colours_learned_from_the_start_position() -> None:

@@ -1,0 +1,52 @@
+"""Dice through the frame reader, with the real dice reader of `vision/dice.py` on rendered
+frames (skipped while its model files are missing)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import dice_model
+from vision.calibration import STANDARD_BACKGAMMON, calibrate
+from vision.frame_reader import FrameReader
+from vision.render_dataset import random_scene
+from vision.renderer import Scene, render
+
+pytestmark = pytest.mark.skipif(
+    not (dice_model.DETECTOR_FILE.is_file() and dice_model.CLASSIFIER_FILE.is_file()),
+    reason="dice model files vision/models/*.onnx missing (tools/train_dice_model.py)")
+
+
+@pytest.fixture(scope="module")
+def setup() -> tuple:
+    frame = render(Scene(STANDARD_BACKGAMMON), seed=61)
+    return frame.camera, FrameReader(calibrate(frame.image, "backgammon"))
+
+
+def test_dice_on_clear_frames_are_read(setup: tuple) -> None:
+    camera, reader = setup
+    assert reader.dice_reader is not None
+    rng = np.random.default_rng(61)
+    right = 0
+    for i in range(40):
+        scene = random_scene(rng, "backgammon")
+        obs = reader.read(render(scene, seed=i, camera=camera).image)
+        right += sorted(d.value for d in obs.dice) == sorted(scene.dice)
+    assert right >= 36, f"only {right} of 40 frames had both dice right"
+
+
+def test_a_cocked_die_is_never_given_a_value(setup: tuple) -> None:
+    camera, reader = setup
+    rng = np.random.default_rng(62)
+    for i in range(20):
+        scene = random_scene(rng, "backgammon", cocked=1.0)
+        obs = reader.read(render(scene, seed=100 + i, camera=camera).image)
+        assert all(d.cocked and d.value is None for d in obs.dice), (
+            f"frame {i}: a cocked die was read as {[d.value for d in obs.dice]}")
+
+
+def test_no_dice_are_read_while_a_hand_blocks_the_view(setup: tuple) -> None:
+    camera, reader = setup
+    scene = Scene(STANDARD_BACKGAMMON, dice=(6, 6), hand=True)
+    obs = reader.read(render(scene, seed=5, camera=camera).image)
+    assert obs.blocked and obs.dice == ()

@@ -200,6 +200,38 @@ def bg_extra_move(pos: bg.Position, dice: tuple[int, ...], rng: random.Random):
     return None
 
 
+def bg_higher_not_played(pos: bg.Position, dice: tuple[int, ...], rng: random.Random):
+    """Only one number can be played, and the lower one was (002, 004: it must be the higher)."""
+    d1, d2 = dice
+    if d1 == d2 or any(len(p.moves) != 1 for p in pos.legal_plays(dice)):
+        return None
+    lower = min(d1, d2)
+    mine, theirs = _sides(pos)
+    starts = [25] if mine[24] else [p for p in range(24, lower, -1) if mine[p - 1]]
+    for p in starts:
+        q = p - lower
+        if q >= 1 and _theirs_at(theirs, q) <= 1:
+            mine[p - 1 if p < 25 else 24] -= 1
+            mine[q - 1] += 1
+            if _theirs_at(theirs, q) == 1:
+                theirs[24 - q] -= 1
+                theirs[24] += 1
+            return _bg_board(pos, mine, theirs)
+    return None
+
+
+def bg_standard_play_in_hofer(pos: bg.Position, dice: tuple[int, ...], rng: random.Random):
+    """Hofer rules (001): a play that is legal by the standard rules only: the higher number
+    first, or a double played four times with the top face (the bottom face is due)."""
+    if pos.options.name != "hofer":
+        return None
+    hofer = {r.to_board() for r in pos.legal_results(dice)}
+    standard = [r.to_board() for r in pos.with_options(bg.Options.preset("standard"))
+                .legal_results(dice)]
+    broken = [b for b in standard if b not in hofer]
+    return rng.choice(broken) if broken else None
+
+
 def _replace_board(board: BackgammonBoard, **changes: int) -> BackgammonBoard:
     values = {
         "points": board.points,
@@ -224,6 +256,8 @@ BACKGAMMON: dict[str, Maker] = {
     "hit_not_on_bar": bg_hit_not_on_bar,
     "opponent_moved": bg_opponent_moved,
     "extra_move": bg_extra_move,
+    "higher_not_played": bg_higher_not_played,
+    "standard_play_in_hofer": bg_standard_play_in_hofer,
 }
 
 
@@ -359,6 +393,34 @@ def md_backwards(pos: maedn.Position, dice: tuple[int, ...], rng: random.Random)
     return None
 
 
+def md_start_not_cleared(pos: maedn.Position, dice: tuple[int, ...], rng: random.Random):
+    """The own start field is not cleared while pieces wait in the house (000 with a 6, 003 at
+    the first chance): another piece moved instead."""
+    seat, die = pos.turn, dice[0]
+    mine = pos.pieces[seat]
+    if maedn.START not in mine or maedn.HOUSE not in mine:
+        return None
+    for i, v in enumerate(mine):
+        target = v + die
+        if v > 0 and target < maedn.TRACK_FIELDS and _free_for(pos, seat, target):
+            pieces = _pieces(pos)
+            pieces[seat][i] = target
+            return _maedn_board(pieces)
+    return None
+
+
+def md_goal_passed(pos: maedn.Position, dice: tuple[int, ...], rng: random.Random):
+    """A piece ran past its own goal and on along the track (003: no foreign goal fields)."""
+    seat, die = pos.turn, dice[0]
+    for i, v in enumerate(pos.pieces[seat]):
+        target = (v + die) - maedn.TRACK_FIELDS
+        if v < maedn.TRACK_FIELDS <= v + die and _free_for(pos, seat, target):
+            pieces = _pieces(pos)
+            pieces[seat][i] = target
+            return _maedn_board(pieces)
+    return None
+
+
 MAEDN: dict[str, Maker] = {
     "wrong_distance": md_wrong_distance,
     "out_without_six": md_out_without_six,
@@ -369,6 +431,8 @@ MAEDN: dict[str, Maker] = {
     "no_move": md_no_move,
     "two_pieces": md_two_pieces,
     "backwards": md_backwards,
+    "start_not_cleared": md_start_not_cleared,
+    "goal_passed": md_goal_passed,
 }
 
 

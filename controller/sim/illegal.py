@@ -447,10 +447,14 @@ def legal_boards(game: str, pos: Any, dice: tuple[int, ...]) -> set[Board]:
 
 
 def make_illegal(
-    game: str, pos: Any, dice: tuple[int, ...], rng: random.Random
+    game: str, pos: Any, dice: tuple[int, ...], rng: random.Random, exclude: Sequence[str] = ()
 ) -> tuple[str, Board] | None:
     """(kind, board) of one random applicable illegal play, or None when none applies."""
-    makers = list((BACKGAMMON if game == "backgammon" else MAEDN).items())
+    makers = [
+        (kind, maker)
+        for kind, maker in (BACKGAMMON if game == "backgammon" else MAEDN).items()
+        if kind not in exclude
+    ]
     rng.shuffle(makers)
     allowed = legal_boards(game, pos, dice)
     for kind, maker in makers:

@@ -228,15 +228,13 @@ class SimulatedTable:
         target: Board | None = None
         steps: list[Board] = []
         if self.rng.random() < self.habits.illegal_rate:
-            made = make_illegal(self.game, pos, self.dice, self.rng)
+            # without a done button an unchanged board is never judged: no "no move" mistake
+            exclude = () if self.settings.done_button else ("no_move",)
+            made = make_illegal(self.game, pos, self.dice, self.rng, exclude)
             if made is not None:
                 kind, target = made
                 self.injected = kind
                 self.tally.injected[kind] += 1
-        if self.injected == "no_move" and not self.settings.done_button:
-            self.tally.injected[self.injected] -= 1  # nobody can signal "no move" without a button
-            self.injected = None
-            target = None
         if target is None:
             steps = self._legal_steps(pos) or [self.board]
             target = steps[-1]
@@ -245,7 +243,9 @@ class SimulatedTable:
         events: list[Event] = []
         t_think = self.rng.uniform(*self.habits.think)
         hand = self.rng.random() < self.habits.hand_rate
-        if hand:
+        if not hand:
+            self._later(t_think)
+        else:
             events.append(ViewBlocked(t=self._later(t_think)))
             if self.rng.random() < self.habits.stray_dice_rate and self.settings.done_button:
                 self.tally.stray_dice += 1

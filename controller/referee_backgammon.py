@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from controller.events import BackgammonBoard, Board, ButtonPressed
 from controller.referee_turns import (
@@ -80,12 +80,12 @@ class CubeTaken(Signal):
     cube: int
 
 
-class BackgammonReferee(TurnReferee[Any]):
+class BackgammonReferee(TurnReferee[bg.Position]):
     """One backgammon game; `match` carries score and Crawford state from the previous game."""
 
     def __init__(
         self,
-        options: Any,
+        options: bg.Options,
         settings: TableSettings,
         match_length: int = 1,
         match: Match | None = None,
@@ -99,7 +99,7 @@ class BackgammonReferee(TurnReferee[Any]):
     def seat(self) -> int:
         return int(self.state.pos.turn)
 
-    def board_of(self, pos: Any) -> Board:
+    def board_of(self, pos: bg.Position) -> Board:
         return pos.to_board()
 
     def dice_count(self) -> int:
@@ -126,11 +126,11 @@ class BackgammonReferee(TurnReferee[Any]):
         dice = (values[first], values[1 - first])
         return self.accept_dice(dice)
 
-    def judge(self, board: Board) -> tuple[bool, Any, Reason | None]:
+    def judge(self, board: Board) -> tuple[bool, bg.Play | None, Reason | None]:
         verdict = self.state.pos.judge(board, self.state.dice)
         return verdict.legal, verdict.play, verdict.reason
 
-    def accept_play(self, play: Any) -> list[Signal]:
+    def accept_play(self, play: bg.Play) -> list[Signal]:
         seat = self.seat()
         dice = self.state.dice
         after = self.state.pos.apply(play)
@@ -168,7 +168,7 @@ class BackgammonReferee(TurnReferee[Any]):
             return [notice(ILLEGAL_STANDS), self._game_over(result)]
         return [notice(ILLEGAL_STANDS)]
 
-    def _game_over(self, result: Any) -> GameOver:
+    def _game_over(self, result: bg.Result) -> GameOver:
         match = self.state.match.end_game(result)
         self.state = replace(self.state, match=match)
         return self._scored(match)

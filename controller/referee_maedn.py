@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Any
 
 from controller.events import Board, MaednBoard
 from controller.referee_turns import (
@@ -64,10 +63,10 @@ def move_notation(move: maedn.Move) -> str:
     return f"{src}/{move.dst}{capture}"
 
 
-class MaednReferee(TurnReferee[Any]):
+class MaednReferee(TurnReferee[maedn.Position]):
     """One Mensch game for `players` seats."""
 
-    def __init__(self, options: Any, settings: TableSettings, players: int) -> None:
+    def __init__(self, options: maedn.Options, settings: TableSettings, players: int) -> None:
         super().__init__(maedn.Position.initial(players, options), settings)
         self.options = options
         self.players = players
@@ -75,7 +74,7 @@ class MaednReferee(TurnReferee[Any]):
     def seat(self) -> int:
         return int(self.state.pos.turn)
 
-    def board_of(self, pos: Any) -> Board:
+    def board_of(self, pos: maedn.Position) -> Board:
         return pos.to_board()
 
     def dice_count(self) -> int:
@@ -105,18 +104,18 @@ class MaednReferee(TurnReferee[Any]):
         self.state = replace(self.state, dice=values)
         return out + self._next(pos.after(die, None), seat, die)
 
-    def judge(self, board: Board) -> tuple[bool, Any, Reason | None]:
+    def judge(self, board: Board) -> tuple[bool, maedn.Move | None, Reason | None]:
         verdict = self.state.pos.judge(board, self.state.dice[0])
         return verdict.legal, verdict.play, verdict.reason
 
-    def accept_play(self, play: Any) -> list[Signal]:
+    def accept_play(self, play: maedn.Move | None) -> list[Signal]:
         seat = self.seat()
         die = self.state.dice[0]
         after = self.state.pos.after(die, play)
         notation = move_notation(play) if play is not None else ""
         return [PlayAccepted(seat, notation), *self._next(after, seat, die)]
 
-    def _next(self, after: Any, seat: int, die: int) -> list[Signal]:
+    def _next(self, after: maedn.Position, seat: int, die: int) -> list[Signal]:
         if after.is_over():
             self.state = replace(self.state, pos=after, phase=Phase.OVER, dice=())
             return [GameOver(order=_finishing_order(after))]
@@ -146,7 +145,7 @@ class MaednReferee(TurnReferee[Any]):
         return sorted(set(fields)), restore
 
 
-def _finishing_order(pos: Any) -> tuple[int, ...]:
+def _finishing_order(pos: maedn.Position) -> tuple[int, ...]:
     """Finished seats first (in order), then the rest by pieces in the goal, then seat."""
     finished = [int(s) for s in pos.finished]
     board = pos.to_board()

@@ -47,9 +47,9 @@ def main() -> None:
             render_samples.append((time.perf_counter() - t0) * 1000.0)
         board_only = FrameReader(calib, dice_reader=None)
         geo = board_only.board_geo
-        hom = board_only.homography
-        rows.append((game, "warp board region only",
-                     *_ms(lambda im, h=hom, g=geo: warp_board(im, h, g.width, g.height),
+        hom, lens = board_only.homography, calib.lens
+        rows.append((game, "warp board region only (through the lens model)",
+                     *_ms(lambda im, h=hom, g=geo, k=lens: warp_board(im, h, g.width, g.height, k),
                           images)))
         rows.append((game, "frame → Observation (board, no dice)", *_ms(board_only.read, images)))
         with_dice = FrameReader(calib)

@@ -136,3 +136,33 @@ def test_must_correct_keeps_illegal_play_from_standing(tmp_path: Path) -> None:
     assert "illegal" in _types(standing[3]) and "dice_accepted" in _types(standing[3])
     strict = _replay(log, "--must-correct")
     assert "illegal" in _types(strict[3]) and "dice_accepted" not in _types(strict[3])
+
+
+def test_text_mode_reads_standard_input_and_speaks_the_chosen_language(
+    replayed: list[dict],
+) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "referee", "--log", "-", "--lang", "en"],
+        cwd=ROOT,
+        input=LOG.read_text(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1  # the log holds an unreadable line
+    assert "illegal: seat=1" in proc.stdout
+    illegal = replayed[7]["signals"][0]
+    assert illegal["reason_en"] in proc.stdout and illegal["reason_de"] not in proc.stdout
+    assert "line 17: not JSON" in proc.stdout
+
+
+def test_missing_log_file_is_named(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "referee", "--log", str(missing), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and str(missing) in proc.stderr

@@ -41,6 +41,7 @@ NO_BOARD = reason("vision_no_board", "Brett nicht gefunden", "Board not found")
 
 STANDARD_BACKGAMMON = BackgammonBoard(points=(
     -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2))
+EMPTY_HOUSE_LIMIT = 25.0  # squared spread units between a piece colour and its empty field
 DIM_LEVEL = 0.22  # median board brightness (0..1) below which reading becomes unreliable
 MIN_MARKERS = 2
 FORMAT_VERSION = 1
@@ -433,7 +434,7 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         start = start if start is not None else maedn_start(players, board_geo)
         if not isinstance(start, MaednBoard):
             raise ValueError("a Mensch calibration needs a MaednBoard start position")
-        model, colours = _learn_maedn(board_geo, warp, coeffs, start)
+        model, colours = _learn_maedn(board_geo, warp, coeffs, start, fix, image.shape[:2])
         rims = (-1.0, 1.0)
     for warning in warnings:
         log.warning("calibration: %s / %s", warning.de, warning.en)
@@ -487,12 +488,18 @@ def _learn_backgammon(geo: BackgammonGeometry, warp: np.ndarray, coeffs: np.ndar
 
 
 def _learn_maedn(geo: MaednGeometry, warp: np.ndarray, coeffs: np.ndarray, start: MaednBoard,
+                 fix: BoardFix, shape: tuple[int, ...],
                  ) -> tuple[pieces.ColourModel, tuple[int, ...]]:
     samples = pieces.field_samples(geo)
     feats = pieces.features(samples.means(warp), pieces.gain_at(coeffs, samples.centres))
     occupied = occupancy(geo, start)
+    centres = fix.to_image(samples.centres)
+    margin = geo.field_diameter * _px_per_mm(fix)
+    visible = ((centres >= margin) & (centres <= np.array(shape[1::-1]) - margin)).all(axis=1)
     groups: dict[str, list[np.ndarray]] = {}
     for i, (name, look) in enumerate(zip(samples.names, samples.looks, strict=True)):
+        if not visible[i]:
+            continue  # outside the picture: nothing to learn there
         cls = f"piece{occupied[name]}" if name in occupied else look
         groups.setdefault(cls, []).append(feats[i])
     piece_colours = tuple(sorted(int(k[5:]) for k in groups if k.startswith("piece")))
@@ -502,7 +509,25 @@ def _learn_maedn(geo: MaednGeometry, warp: np.ndarray, coeffs: np.ndarray, start
     missing = [k for k in ("track", "tint0", "tint1", "tint2", "tint3") if k not in model.names]
     if missing:
         raise CalibrationError(f"no empty field of kind {', '.join(missing)} is visible")
+    index = {name: i for i, name in enumerate(samples.names)}
+    if PARTLY_OUTSIDE in fix.warnings:
+        return model, piece_colours  # far from the markers seen, too unsure to judge houses
+    for colour in piece_colours:
+        # A house said to be full must not look like the (empty) goal of the same colour.
+        goal = [index[f"g{colour}{i}"] for i in range(4) if visible[index[f"g{colour}{i}"]]]
+        if not goal:
+            continue
+        dist = model.distances(feats[goal])[:, model.index(f"piece{colour}")]
+        if float(np.median(dist)) < EMPTY_HOUSE_LIMIT:
+            raise CalibrationError(
+                f"the house of colour {colour} looks empty: put its four pieces in, or "
+                f"calibrate with fewer players (--players)")
     return model, piece_colours
+
+
+def _px_per_mm(fix: BoardFix) -> float:
+    a, b = fix.to_image(np.array([(0.0, 0.0), (100.0, 0.0)]))
+    return float(np.linalg.norm(b - a) / 100.0)
 
 
 def occupancy(geo: MaednGeometry, board: MaednBoard) -> dict[str, int]:

@@ -110,7 +110,7 @@ class FrameReader:
             return Observation(None, (), True, 0.0, (), BLOCKED)
         gain = pieces.gain_at(coeffs, self.sample_mm)
         if isinstance(geo, BackgammonGeometry):
-            board, conf, blocked = self._read_backgammon(warp, np.repeat(gain, 1))
+            board, conf, blocked = self._read_backgammon(warp, gain)
         else:
             board, conf, blocked = self._read_maedn(warp, gain, geo)
         if blocked:

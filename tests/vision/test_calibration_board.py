@@ -254,3 +254,9 @@ def test_another_tables_colours_are_learned_not_tuned(game: str) -> None:
         scene = dataclasses.replace(random_scene(rng, game), palette=WALNUT)
         obs = reader.read(render(scene, seed=i, camera=frame.camera).image)
         assert obs.board == scene.board, f"frame {i}: {obs.problem} {obs.board}"
+
+
+def test_an_empty_house_said_to_be_full_is_an_error() -> None:
+    two_colours = render(Scene(maedn_start(2)), seed=16).image  # colours 1 and 3 are empty
+    with pytest.raises(CalibrationError, match="house of colour 1 looks empty"):
+        calibrate(two_colours, "maedn", players=4)

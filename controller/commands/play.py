@@ -34,8 +34,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--speed",
         type=float,
-        default=40.0,
-        help="how much faster than real players (40; 0 = as fast as possible)",
+        default=50.0,
+        help="how much faster than real players (50; 0 = as fast as possible)",
     )
     parser.add_argument("--seed", type=int, help="random seed of the players (configured: 1)")
     parser.add_argument(

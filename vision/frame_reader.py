@@ -17,9 +17,8 @@ import numpy as np
 from controller.events import BackgammonBoard, MaednBoard
 from vision import pieces
 from vision.calibration import Calibration, check_image, warp_board
-from vision.geometry import BackgammonGeometry, MaednGeometry
+from vision.geometry import DIE_SIZE_MM, BackgammonGeometry, MaednGeometry
 from vision.observation import BLOCKED, IMPOSSIBLE, UNCERTAIN, Observation
-from vision.render_board import DIE_SIZE_MM
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +76,10 @@ class FrameReader:
         except ImportError:
             log.warning("vision.dice is not available: dice are not read")
             return None
-        px_per_mm = _px_per_mm(self.homography, self.board_geo)
+        geo = self.board_geo
+        centre = np.array([(geo.width / 2, geo.height / 2), (geo.width / 2 + 100, geo.height / 2)])
+        near, far = self.calib.to_image(centre)
+        px_per_mm = float(np.linalg.norm(far - near)) / 100
         try:
             reader = DiceReader(die_size_px=DIE_SIZE_MM * px_per_mm)
         except DiceModelError as exc:
@@ -85,7 +87,6 @@ class FrameReader:
             return None
         w, h = self.calib.image_size
         mask = np.zeros((h, w), np.uint8)
-        geo = self.board_geo
         edge = np.linspace(0.0, 1.0, 20)
         outline = np.concatenate([
             np.column_stack([edge * geo.width, np.zeros(20)]),
@@ -185,9 +186,3 @@ def _seat_position(field: str, colour: int) -> int | None:
         return None
     return -1 if kind == "h" else 40 + int(rest[1])
 
-
-def _px_per_mm(homography: np.ndarray, geo: BackgammonGeometry | MaednGeometry) -> float:
-    centre = np.array([[(geo.width / 2, geo.height / 2), (geo.width / 2 + 100, geo.height / 2)]],
-                      np.float64)
-    a, b = cv2.perspectiveTransform(centre, homography)[0]
-    return float(np.linalg.norm(b - a) / 100)

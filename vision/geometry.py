@@ -19,6 +19,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 GAMES = ("backgammon", "maedn")
+DIE_SIZE_MM = 16.0  # the table's dice (the dice reader is told how many pixels that is)
 Rect = tuple[float, float, float, float]
 Point = tuple[float, float]
 

@@ -33,7 +33,3 @@ class Observation:
     confidence: float
     field_confidence: tuple[tuple[str, float], ...] = ()
     problem: str = ""
-
-    @property
-    def readable(self) -> bool:
-        return self.board is not None and not self.blocked

@@ -19,8 +19,6 @@ from vision.geometry import BackgammonGeometry, Lane, MaednGeometry
 
 WARP_PX_PER_MM = 1.0
 BACKGAMMON_CLASSES = ("white", "black", "point0", "point1", "felt", "bar", "tray")
-MAEDN_CLASSES = ("track", "tint0", "tint1", "tint2", "tint3",
-                 "piece0", "piece1", "piece2", "piece3")
 _FLOOR = np.array([0.010, 0.010, 0.010, 0.045], np.float32) ** 2
 _ACROSS = (-4.0, 0.0, 4.0)
 MOST = 15  # checkers of one colour
@@ -239,6 +237,8 @@ def _background(geo: BackgammonGeometry, lane: Lane, along: float, across: float
 
 @dataclass(frozen=True, slots=True)
 class LaneReading:
+    """How many checkers of which colour one lane holds, and how sure that is."""
+
     count: int
     colour: str  # "white", "black" or "" when empty
     confidence: float
@@ -312,6 +312,8 @@ def _count_on_edge(lane: Lane, along: np.ndarray, occupied: np.ndarray, line: np
     few rims: the end alone decides."""
     # The last occupied sample lies about half a mm beyond the stack: the rim line on its edge
     # and the blur spread it outwards.
+    if not occupied.any():
+        return 0, 0.0
     end = float(along[occupied > 0].max()) - 0.5
     pitch = lane.pitch
     inside = (along > 2) & (along < end - 2)

@@ -15,7 +15,13 @@ import cv2
 import numpy as np
 
 from controller.events import BackgammonBoard, MaednBoard
-from vision.geometry import BackgammonGeometry, Lane, MaednGeometry, MarkerGeometry
+from vision.geometry import (
+    DIE_SIZE_MM,
+    BackgammonGeometry,
+    Lane,
+    MaednGeometry,
+    MarkerGeometry,
+)
 
 PX_PER_MM = 2.0
 MARGIN_MM = 70.0
@@ -76,7 +82,6 @@ PIPS: dict[int, tuple[tuple[float, float], ...]] = {
     5: ((-0.5, -0.5), (0.5, -0.5), (0, 0), (-0.5, 0.5), (0.5, 0.5)),
     6: ((-0.5, -0.55), (0.5, -0.55), (-0.5, 0), (0.5, 0), (-0.5, 0.55), (0.5, 0.55)),
 }
-DIE_SIZE_MM = 16.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,8 @@ import numpy as np
 
 from controller.events import BackgammonBoard, MaednBoard
 from vision import render_board
-from vision.geometry import Rect, TableGeometry, load_geometry
-from vision.render_board import DIE_SIZE_MM, MARGIN_MM, PX_PER_MM, PlacedDie, Sheet
+from vision.geometry import DIE_SIZE_MM, Rect, TableGeometry, load_geometry
+from vision.render_board import MARGIN_MM, PX_PER_MM, PlacedDie, Sheet
 
 log = logging.getLogger(__name__)
 
@@ -84,13 +84,6 @@ class Camera:
     def _normalised(self, points_mm: np.ndarray) -> np.ndarray:
         cam = (self._plane_matrix() @ np.column_stack([points_mm, np.ones(len(points_mm))]).T).T
         return cam[:, :2] / cam[:, 2:3]
-
-    def homography(self) -> np.ndarray:
-        """Board mm → undistorted image pixel (the lens's pinhole part)."""
-        k = np.array([[self.focal, 0, self.size[0] / 2], [0, self.focal, self.size[1] / 2],
-                      [0, 0, 1]])
-        hom = k @ self._plane_matrix()
-        return hom / hom[2, 2]
 
     @property
     def px_per_mm(self) -> float:
@@ -162,9 +155,6 @@ class RenderedFrame:
     @property
     def blocked(self) -> bool:
         return self.scene.hand or self.scene.shadow
-
-    def homography(self) -> np.ndarray:
-        return self.camera.homography()
 
 
 def render(scene: Scene, seed: int, camera: Camera | None = None,

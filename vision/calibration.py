@@ -338,16 +338,10 @@ def _refine_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
     """Fit a line to each side's contour points (ignoring the ends) and intersect them."""
     centre = approx.mean(axis=0)
     lines = []
-    for i in range(4):
-        a, b = approx[i], approx[(i + 1) % 4]
-        seg = b - a
-        length = np.linalg.norm(seg)
-        t = (points - a) @ seg / (length * length)
-        rel = points - a
-        dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length
-        near = points[(t > 0.1) & (t < 0.9) & (dist < max(3.0, 0.02 * length))]
+    for i, near in enumerate(_side_points(points, approx)):
         if len(near) < 5:
-            lines.append((a, seg / length))
+            seg = approx[(i + 1) % 4] - approx[i]
+            lines.append((approx[i], seg / np.linalg.norm(seg)))
             continue
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
                                      0.01).ravel()

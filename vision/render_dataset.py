@@ -1,4 +1,5 @@
-"""Random game states and labelled folders of rendered frames (`spieltisch render`).
+"""Random game states and labelled folders of rendered frames (`spieltisch render`), and the
+score of the frame reader on such a folder.
 
 `labels.json` has the format of the shared dice photos (`../shared/data/dice-topdown`): a list of
 `{"image": "images/x.jpg", "split": ..., "dice": [{"value", "box"}]}`, so `spieltisch vision
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import cv2
@@ -131,3 +132,58 @@ def write_dataset(outdir: Path | str, game: str, count: int, seed: int, players:
     log.info("wrote %d frames to %s", count, out)
     return out / "labels.json"
 
+
+
+@dataclass(frozen=True, slots=True)
+class BoardScore:
+    """How the frame reader did on a labelled folder (frame 0 is used for calibration)."""
+
+    frames: int
+    clear: int
+    clear_right: int
+    occluded: int
+    occluded_blocked: int
+    wrong: int  # frames read as a board that is not the true one (clear or occluded)
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def board_from_json(data: dict) -> BackgammonBoard | MaednBoard:
+    """The inverse of `board_json` (a `"board"` entry of labels.json)."""
+    if "pieces" in data:
+        return MaednBoard(tuple(tuple(int(p) for p in seat) for seat in data["pieces"]))
+    return BackgammonBoard(tuple(int(p) for p in data["points"]),
+                           **{k: int(v) for k, v in data.items() if k != "points"})
+
+
+def score_boards(folder: Path | str) -> BoardScore:
+    """Calibrate on frame 0 of a folder written by `write_dataset`, read every other frame and
+    compare with the truth in labels.json (dice are scored by `spieltisch vision eval`)."""
+    from vision.calibration import calibrate
+    from vision.frame_reader import FrameReader
+
+    root = Path(folder)
+    labels = json.loads((root / "labels.json").read_text("utf-8"))
+    images = [cv2.imread(str(root / entry["image"]), cv2.IMREAD_COLOR) for entry in labels]
+    missing = [entry["image"] for entry, image in zip(labels, images, strict=True)
+               if image is None]
+    if missing:
+        raise ValueError(f"{root}: cannot read {', '.join(missing[:3])}")
+    start = board_from_json(labels[0]["board"])
+    players = len(start.pieces) if isinstance(start, MaednBoard) else 2
+    calib = calibrate(images[0], labels[0]["game"], start=start, players=players)
+    reader = FrameReader(calib, players=players, dice_reader=None)
+    counts = {"clear": 0, "clear_right": 0, "occluded": 0, "occluded_blocked": 0, "wrong": 0}
+    for entry, image in zip(labels[1:], images[1:], strict=True):
+        truth = board_from_json(entry["board"])
+        obs = reader.read(image)
+        kind = "occluded" if entry["blocked"] else "clear"
+        counts[kind] += 1
+        if obs.board is not None and obs.board != truth:
+            counts["wrong"] += 1
+        elif kind == "clear" and obs.board == truth:
+            counts["clear_right"] += 1
+        elif kind == "occluded" and obs.blocked:
+            counts["occluded_blocked"] += 1
+    return BoardScore(frames=len(labels) - 1, **counts)

@@ -147,3 +147,15 @@ def test_render_command_writes_images_and_labels(tmp_path: Path, capsys) -> None
 def test_render_command_rejects_a_bad_size(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         _run_cli(["render", str(tmp_path), "--game", "maedn", "--size", "big"])
+
+
+def test_frame_reader_scores_a_written_folder(tmp_path: Path) -> None:
+    from vision.render_dataset import board_from_json, board_json, score_boards
+
+    write_dataset(tmp_path / "ds", "maedn", 16, seed=8, players=3, hand=0.3)
+    score = score_boards(tmp_path / "ds")
+    assert score.frames == 15 and score.clear + score.occluded == 15 and score.occluded > 0
+    assert score.wrong == 0 and score.clear_right == score.clear
+    assert score.occluded_blocked == score.occluded
+    board = random_backgammon(np.random.default_rng(3))
+    assert board_from_json(json.loads(json.dumps(board_json(board)))) == board

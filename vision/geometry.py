@@ -322,6 +322,7 @@ def load_geometry(path: Path | str | None = None) -> TableGeometry:
         raise GeometryError(f"{source}: unknown section(s) {sorted(unknown)}")
     built = {name: _build(cls, data.get(name, {}), source, name) for name, cls in sections.items()}
     geometry = TableGeometry(**built)
+    _check(geometry, source)
     log.debug("geometry from %s: backgammon %.0f×%.0f mm, maedn %.0f mm", source,
               geometry.backgammon.width, geometry.backgammon.height, geometry.maedn.width)
     return geometry
@@ -345,3 +346,25 @@ def _build(cls: type, values: dict[str, Any], source: str, section: str) -> Any:
             raise GeometryError(f"{source}: [{section}].{key} must be positive, got {value}")
         kwargs[key] = float(value)
     return cls(**kwargs)
+
+
+def _check(geometry: TableGeometry, source: str) -> None:
+    """Sizes that cannot fit together are errors too, named like the keys."""
+    bg, ma = geometry.backgammon, geometry.maedn
+    if bg.stack_length < bg.checker_diameter or bg.stack_length > bg.point_length:
+        raise GeometryError(f"{source}: [backgammon].stack_length must lie between "
+                            "checker_diameter and point_length")
+    if bg.checker_diameter > bg.point_width or bg.checker_diameter > bg.bar_width:
+        raise GeometryError(f"{source}: [backgammon].checker_diameter is wider than a point "
+                            "or the bar")
+    if 2 * (bg.frame + bg.stack_length) >= bg.height:
+        raise GeometryError(f"{source}: [backgammon].height leaves no room between the stacks")
+    if ma.field_diameter >= ma.cell or ma.piece_diameter > ma.field_diameter:
+        raise GeometryError(f"{source}: [maedn].field_diameter must be below cell and at least "
+                            "piece_diameter")
+    for players in (2, 3, 4):
+        colours = getattr(ma, f"seat_colours_{players}")
+        if len(colours) != players or len(set(colours)) != players or \
+                not all(0 <= c <= 3 for c in colours):
+            raise GeometryError(f"{source}: [maedn].seat_colours_{players} must list {players} "
+                                "different colours 0..3")

@@ -145,3 +145,18 @@ def test_bad_geometry_file_names_file_and_key(tmp_path: Path, text: str, message
 def test_missing_geometry_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(GeometryError, match=r"nothere\.toml"):
         load_geometry(tmp_path / "nothere.toml")
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("[backgammon]\nstack_length = 200\n", r"\[backgammon\]\.stack_length"),
+    ("[backgammon]\nchecker_diameter = 50\n", r"\[backgammon\]\.checker_diameter"),
+    ("[maedn]\nfield_diameter = 45\n", r"\[maedn\]\.field_diameter"),
+    ("[maedn]\nseat_colours_2 = [0, 0]\n", r"\[maedn\]\.seat_colours_2"),
+    ("[maedn]\nseat_colours_4 = [0, 1, 2, 4]\n", r"\[maedn\]\.seat_colours_4"),
+])
+def test_sizes_that_cannot_fit_together_are_rejected(tmp_path: Path, text: str, key: str
+                                                     ) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(text, "utf-8")
+    with pytest.raises(GeometryError, match=key):
+        load_geometry(path)

@@ -103,6 +103,17 @@ class Tick:
 
 
 @dataclass(frozen=True, slots=True)
+class OpeningRoll:
+    """One die per seat to decide who begins (backgammon: the higher plays both numbers).
+
+    Table log: ``{"type": "opening_roll", "values": [white, black]}`` (Mensch: one per seat).
+    """
+
+    values: tuple[int, ...]
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class ElectronicRoll:
     """The value the electronic die produced (recorded so that a replay rolls the same)."""
 
@@ -119,6 +130,7 @@ Event = (
     | DieThrown
     | Tick
     | ElectronicRoll
+    | OpeningRoll
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -130,6 +142,7 @@ EVENT_TYPES: dict[str, type] = {
     "die_thrown": DieThrown,
     "tick": Tick,
     "electronic_roll": ElectronicRoll,
+    "opening_roll": OpeningRoll,
 }
 
 __all__ = [
@@ -144,6 +157,7 @@ __all__ = [
     "Event",
     "MaednBoard",
     "NewGame",
+    "OpeningRoll",
     "Tick",
     "ViewBlocked",
 ]

@@ -15,8 +15,16 @@ from typing import Any
 
 from controller.events import ButtonPressed, NewGame
 from controller.referee import Referee
-from controller.referee_backgammon import CubeOffered, CubeTaken
-from controller.signals import EXPECT_ROLL, DiceAccepted, GameOver, Notice, PlayAccepted, Turn
+from controller.signals import (
+    EXPECT_ROLL,
+    CubeOffered,
+    CubeTaken,
+    DiceAccepted,
+    GameOver,
+    Notice,
+    PlayAccepted,
+    Turn,
+)
 from controller.table_log import LogEvent
 
 log = logging.getLogger(__name__)

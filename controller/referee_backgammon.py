@@ -9,8 +9,7 @@ may press "double" before rolling, the opponent "take" or "drop".
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
-from typing import ClassVar
+from dataclasses import replace
 
 from controller.events import BackgammonBoard, Board, ButtonPressed
 from controller.referee_turns import (
@@ -26,8 +25,11 @@ from controller.rules.errors import RulesError
 from controller.rules.match import R_PENDING, CubeError, Match
 from controller.rules.reasons import Reason, reason
 from controller.signals import (
+    EXPECT_ANSWER_DOUBLE,
     EXPECT_MOVE,
     EXPECT_ROLL_AGAIN,
+    CubeOffered,
+    CubeTaken,
     DiceAccepted,
     ExtraRoll,
     GameOver,
@@ -59,25 +61,6 @@ DOUBLE_BEFORE_ROLL = reason(
     "Double only before your own roll",
 )
 SIDES = ("white", "black")
-EXPECT_ANSWER = "answer_double"  # the opponent must take or drop
-
-
-@dataclass(frozen=True, slots=True)
-class CubeOffered(Signal):
-    """`seat` doubles; the opponent takes (the cube goes to `cube`) or drops."""
-
-    type: ClassVar[str] = "double_offered"
-    seat: int
-    cube: int
-
-
-@dataclass(frozen=True, slots=True)
-class CubeTaken(Signal):
-    """`seat` took the double and now owns the cube at `cube`."""
-
-    type: ClassVar[str] = "double_taken"
-    seat: int
-    cube: int
 
 
 class BackgammonReferee(TurnReferee[bg.Position]):
@@ -206,7 +189,7 @@ class BackgammonReferee(TurnReferee[bg.Position]):
                     return [notice(DOUBLE_BEFORE_ROLL)]
                 offered = match.offer_double(seat)
                 self.state = replace(s, match=offered)
-                return [CubeOffered(seat, offered.cube * 2), Turn(1 - seat, EXPECT_ANSWER)]
+                return [CubeOffered(seat, offered.cube * 2), Turn(1 - seat, EXPECT_ANSWER_DOUBLE)]
             if event.name in ("take", "drop"):
                 doubler = match.offered_by
                 answering = event.seat

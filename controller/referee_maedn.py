@@ -15,7 +15,6 @@ from dataclasses import replace
 from controller.events import Board, MaednBoard
 from controller.referee_turns import (
     Phase,
-    RollElectronicDie,
     TableSettings,
     TurnReferee,
     expect_roll,
@@ -31,6 +30,7 @@ from controller.signals import (
     ExtraRoll,
     GameOver,
     PlayAccepted,
+    RollElectronicDie,
     Signal,
     ThreeTries,
     Turn,

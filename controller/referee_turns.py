@@ -24,6 +24,7 @@ from controller.events import (
     ButtonPressed,
     DiceObserved,
     ElectronicRoll,
+    OpeningRoll,
     Tick,
     ViewBlocked,
 )
@@ -41,7 +42,7 @@ from controller.signals import (
     Signal,
     Turn,
 )
-from controller.table_log import LogEvent, OpeningRoll
+from controller.table_log import LogEvent
 
 log = logging.getLogger(__name__)
 
@@ -111,15 +112,6 @@ class TableSettings:
     must_correct: bool = False  # backgammon: an illegal play never stands, even after a roll
 
     KEYS: ClassVar[tuple[str, ...]] = ("done_button", "settle_time", "must_correct")
-
-
-@dataclass(frozen=True, slots=True)
-class RollElectronicDie(Signal):
-    """The roll button asks for the electronic die; the table loop answers with an
-    `ElectronicRoll` event (drawn from a fair random source and journaled)."""
-
-    type: ClassVar[str] = "roll_electronic_die"
-    seat: int
 
 
 class Phase(enum.Enum):

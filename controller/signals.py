@@ -15,7 +15,15 @@ EXPECT_ROLL = "roll"
 EXPECT_MOVE = "move"
 EXPECT_ROLL_AGAIN = "roll_again"
 EXPECT_CORRECT = "correct_board"
-EXPECTS = (EXPECT_SETUP, EXPECT_ROLL, EXPECT_MOVE, EXPECT_ROLL_AGAIN, EXPECT_CORRECT)
+EXPECT_ANSWER_DOUBLE = "answer_double"  # backgammon: the opponent must take or drop the cube
+EXPECTS = (
+    EXPECT_SETUP,
+    EXPECT_ROLL,
+    EXPECT_MOVE,
+    EXPECT_ROLL_AGAIN,
+    EXPECT_CORRECT,
+    EXPECT_ANSWER_DOUBLE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +121,39 @@ class ExtraRoll(Signal):
 
 
 @dataclass(frozen=True, slots=True)
+class RollElectronicDie(Signal):
+    """The roll button asks for the electronic die; the table loop answers with an
+    `ElectronicRoll` event (drawn from a fair random source and journaled)."""
+
+    type: ClassVar[str] = "roll_electronic_die"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class CubeOffered(Signal):
+    """`seat` doubles; the opponent takes (the cube goes to `cube`) or drops."""
+
+    type: ClassVar[str] = "double_offered"
+    seat: int
+    cube: int
+
+
+@dataclass(frozen=True, slots=True)
+class CubeTaken(Signal):
+    """`seat` took the double and now owns the cube at `cube`."""
+
+    type: ClassVar[str] = "double_taken"
+    seat: int
+    cube: int
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver(Signal):
     """The game ended: finishing order (Mensch) or winner with result and match score."""
 
     type: ClassVar[str] = "game_over"
     order: tuple[int, ...]
-    result: str | None = None  # "single" | "gammon" | "backgammon" for backgammon
+    result: str | None = None  # backgammon: "single" | "gammon" | "backgammon" | "drop"
     points: int = 0
     match_score: tuple[int, ...] = ()
 

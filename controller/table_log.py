@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from controller.events import (
@@ -23,6 +22,7 @@ from controller.events import (
     Event,
     MaednBoard,
     NewGame,
+    OpeningRoll,
     Tick,
     ViewBlocked,
 )
@@ -33,19 +33,7 @@ GAMES = ("backgammon", "maedn")
 BUTTONS = ("done", "undo", "roll", "new_game", "double", "take", "drop")
 
 
-@dataclass(frozen=True, slots=True)
-class OpeningRoll:
-    """One die per seat to decide who begins (backgammon: the higher plays both numbers).
-
-    Kept here until `controller/events.py` carries it; the table log spells it
-    ``{"type": "opening_roll", "values": [white, black]}`` (Mensch: one value per seat).
-    """
-
-    values: tuple[int, ...]
-    t: float = 0.0
-
-
-LogEvent = Event | OpeningRoll
+LogEvent = Event  # every line of a table log is one Event
 
 
 class TableLogError(ValueError):

@@ -22,11 +22,13 @@ _EXPECT = {
     s.EXPECT_MOVE: ("Bitte ziehen", "Make your move"),
     s.EXPECT_ROLL_AGAIN: ("Nochmal würfeln", "Roll again"),
     s.EXPECT_CORRECT: ("Brett korrigieren", "Correct the board"),
+    s.EXPECT_ANSWER_DOUBLE: ("Annehmen/Aufgeben?", "Take or drop?"),
 }
 _RESULT = {
     "single": ("einfach", "single"),
     "gammon": ("Gammon", "gammon"),
     "backgammon": ("Backgammon", "backgammon"),
+    "drop": ("aufgegeben", "dropped"),
 }
 
 
@@ -83,6 +85,15 @@ def lines_for(
     if isinstance(signal, s.ExtraRoll):
         return _wrap(pick(f"{name(signal.seat)} würfelt nochmal",
                           f"{name(signal.seat)} rolls again"))
+    if isinstance(signal, s.RollElectronicDie):
+        return _wrap(pick(f"{name(signal.seat)} würfelt", f"{name(signal.seat)} rolls"),
+                     pick("Würfel rollt ...", "Die is rolling ..."))
+    if isinstance(signal, s.CubeOffered):
+        return _wrap(pick(f"{name(signal.seat)} verdoppelt", f"{name(signal.seat)} doubles"),
+                     pick(f"auf {signal.cube}", f"to {signal.cube}"))
+    if isinstance(signal, s.CubeTaken):
+        return _wrap(pick(f"{name(signal.seat)} nimmt an", f"{name(signal.seat)} takes"),
+                     pick(f"Doppler: {signal.cube}", f"Cube: {signal.cube}"))
     if isinstance(signal, s.GameOver):
         return _wrap(pick("Spielende!", "Game over!"), *_game_over_lines(signal, de, name))
     if isinstance(signal, s.Notice):

@@ -16,8 +16,8 @@ from typing import Any, Protocol
 
 from controller.events import ElectronicRoll, Event
 from controller.referee import Referee
-from controller.referee_turns import RollElectronicDie, TableSettings
-from controller.signals import GameOver, Signal
+from controller.referee_turns import TableSettings
+from controller.signals import GameOver, RollElectronicDie, Signal
 from controller.sim.table import EventSource, Habits, SimulatedTable, Tally
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,6 @@ from controller.events import (
     Tick,
     ViewBlocked,
 )
-from controller.referee_backgammon import CubeOffered
 from controller.referee_turns import TableSettings
 from controller.signals import (
     EXPECT_CORRECT,
@@ -34,6 +33,7 @@ from controller.signals import (
     EXPECT_ROLL,
     EXPECT_ROLL_AGAIN,
     EXPECT_SETUP,
+    CubeOffered,
     DiceAccepted,
     GameOver,
     Illegal,

@@ -16,13 +16,13 @@ from controller.events import (
     ElectronicRoll,
     MaednBoard,
     NewGame,
+    OpeningRoll,
     Tick,
     ViewBlocked,
 )
 from controller.referee import Referee, RefereeInputError
 from controller.rules import backgammon as bg
 from controller.rules import maedn
-from controller.table_log import OpeningRoll
 
 BG_START = bg.Position.initial().to_board()
 MD_START = maedn.Position.initial(4).to_board()

@@ -8,6 +8,7 @@ from controller.events import (
     DiceObserved,
     MaednBoard,
     NewGame,
+    OpeningRoll,
 )
 from controller.referee import Referee
 from controller.signals import (
@@ -22,7 +23,6 @@ from controller.signals import (
 )
 from controller.sim.evening import play_game
 from controller.sim.table import Habits
-from controller.table_log import OpeningRoll
 
 HOUSE4 = (-1, -1, -1, -1)
 

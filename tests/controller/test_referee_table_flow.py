@@ -16,11 +16,12 @@ from controller.events import (
     DiceObserved,
     ElectronicRoll,
     NewGame,
+    OpeningRoll,
     Tick,
     ViewBlocked,
 )
 from controller.referee import Referee, RefereeInputError
-from controller.referee_turns import RollElectronicDie, TableSettings
+from controller.referee_turns import TableSettings
 from controller.rules import backgammon as bg
 from controller.signals import (
     BoardDiffers,
@@ -31,11 +32,11 @@ from controller.signals import (
     Notice,
     PlayAccepted,
     Reroll,
+    RollElectronicDie,
     Turn,
 )
 from controller.sim.evening import play_game, run_evening, run_game
 from controller.sim.table import Habits, SimulatedTable
-from controller.table_log import OpeningRoll
 
 DONE0 = ButtonPressed("done", seat=0)
 

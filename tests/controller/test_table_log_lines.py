@@ -17,11 +17,11 @@ from controller.events import (
     ElectronicRoll,
     MaednBoard,
     NewGame,
+    OpeningRoll,
     Tick,
     ViewBlocked,
 )
 from controller.table_log import (
-    OpeningRoll,
     TableLogError,
     dumps,
     event_to_json,

@@ -28,6 +28,11 @@ SIGNALS = [
     s.ExtraRoll(1),
     s.GameOver((1, 0), "gammon", 2, (5, 3)),
     s.Notice("camera_lost", "Kamera nicht erreichbar", "Camera lost"),
+    s.Turn(1, s.EXPECT_ANSWER_DOUBLE),
+    s.RollElectronicDie(2),
+    s.CubeOffered(0, 2),
+    s.CubeTaken(1, 2),
+    s.GameOver((0, 1), "drop", 1, (1, 0)),
 ]
 
 

@@ -53,16 +53,16 @@ def make_detector() -> nn.Module:
 
 def make_classifier() -> nn.Module:
     return nn.Sequential(
-        block(3, 16),
+        block(3, 24),
         nn.MaxPool2d(2),
-        block(16, 32),
+        block(24, 48),
         nn.MaxPool2d(2),
-        block(32, 64),
+        block(48, 64),
         nn.MaxPool2d(2),
-        block(64, 64),
+        block(64, 96),
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
-        nn.Linear(64, dm.NUM_CLASSES),
+        nn.Linear(96, dm.NUM_CLASSES),
     )
 
 
@@ -134,7 +134,7 @@ def colour_jitter(img: np.ndarray, rng: random.Random, allow_invert: bool) -> np
     out = np.clip(out, 0, 255)
     if rng.random() < 0.3:
         out = 255.0 * (out / 255.0) ** rng.uniform(0.7, 1.4)
-    if allow_invert and rng.random() < 0.15:
+    if allow_invert and rng.random() < 0.1:
         out = 255.0 - out
     if rng.random() < 0.3:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.1))
@@ -197,9 +197,9 @@ def focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
 
 
-def pick(real: list[Sample], rendered: list[Sample], rng: random.Random) -> Sample:
-    """A random train image: mostly real photos, a quarter rendered frames when there are any."""
-    if rendered and rng.random() < 0.25:
+def pick(real: list[Sample], rendered: list[Sample], rng: random.Random, share: float) -> Sample:
+    """A random train image: real photos, and rendered frames with probability `share`."""
+    if rendered and rng.random() < share:
         return rng.choice(rendered)
     return rng.choice(real)
 
@@ -213,7 +213,7 @@ def train_detector(real: list[Sample], rendered: list[Sample], steps: int, batch
     size = 256
     start = time.time()
     for step in range(steps):
-        exs = [detector_example(pick(real, rendered, rng), rng, size) for _ in range(batch)]
+        exs = [detector_example(pick(real, rendered, rng, 0.25), rng, size) for _ in range(batch)]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         heat = torch.from_numpy(np.stack([e[1] for e in exs]))
         reg = torch.from_numpy(np.stack([e[2] for e in exs]))
@@ -241,12 +241,15 @@ def classifier_example(s: Sample, rng: random.Random, kind: str) -> tuple[np.nda
     label = dm.NOT_A_DIE
     if kind == "die" or (kind == "near" and len(sizes) == 0):
         kind = "die" if len(sizes) else "background"
+    flat = np.flatnonzero(~s.cocked)
+    if kind == "die" and len(flat) == 0:
+        kind = "background"
     if kind == "die":
-        i = rng.randrange(len(sizes))
+        i = int(flat[rng.randrange(len(flat))])
         size = float(sizes[i]) * rng.uniform(0.85, 1.15)
         cx = centres[i, 0] + rng.uniform(-0.12, 0.12) * sizes[i]
         cy = centres[i, 1] + rng.uniform(-0.12, 0.12) * sizes[i]
-        label = dm.COCKED if s.cocked[i] else int(s.values[i])
+        label = int(s.values[i])
     elif kind == "near":
         i = rng.randrange(len(sizes))
         a = rng.uniform(0, 2 * math.pi)
@@ -284,7 +287,7 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
     kinds = ["die"] * 6 + ["near", "background", "hard", "hard"]
     start = time.time()
     for step in range(steps):
-        picks = [(pick(real, rendered, rng), rng.choice(kinds)) for _ in range(batch)]
+        picks = [(pick(real, rendered, rng, 0.1), rng.choice(kinds)) for _ in range(batch)]
         exs = [classifier_example(s, rng, kind) for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         y = torch.tensor([e[1] for e in exs])
@@ -301,21 +304,21 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
     return net.eval()
 
 
-def mine_hard_negatives(net: nn.Module, samples: list[Sample]) -> int:
-    """Detector peaks away from every labelled die (tray holes, pip-like specks) to reject."""
+def mine_hard_negatives(detector_file: Path, samples: list[Sample]) -> int:
+    """Peaks of the exported detector away from every labelled die (tray holes, specks)."""
+    net = cv2.dnn.readNetFromONNX(str(detector_file))
     count = 0
-    with torch.no_grad():
-        for s in samples:
-            img = dm.detector_input(s.image, s.det_scale)
-            out = net(torch.from_numpy(dm.to_blob([img])))[0].numpy()
-            for c in dm.decode_detections(out, s.det_scale, 0.05):
-                inside = (
-                    (s.boxes[:, 0] <= c.cx) & (c.cx <= s.boxes[:, 2])
-                    & (s.boxes[:, 1] <= c.cy) & (c.cy <= s.boxes[:, 3])
-                )
-                if not inside.any():
-                    s.hard_negatives.append((c.cx, c.cy, max(c.width, c.height)))
-                    count += 1
+    for s in samples:
+        net.setInput(dm.to_blob([dm.detector_input(s.image, s.det_scale)]))
+        out = net.forward()[0]
+        for c in dm.decode_detections(out, s.det_scale, 0.05):
+            inside = (
+                (s.boxes[:, 0] <= c.cx) & (c.cx <= s.boxes[:, 2])
+                & (s.boxes[:, 1] <= c.cy) & (c.cy <= s.boxes[:, 3])
+            )
+            if not inside.any():
+                s.hard_negatives.append((c.cx, c.cy, max(c.width, c.height)))
+                count += 1
     return count
 
 
@@ -336,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classifier-steps", type=int, default=6000)
     parser.add_argument("--rendered", type=int, default=300,
                         help="frames from vision.renderer to add (cocked dice come only from them)")
+    parser.add_argument("--reuse-detector", action="store_true",
+                        help="keep the detector already in --out, train only the classifier")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
@@ -348,10 +353,11 @@ def main(argv: list[str] | None = None) -> int:
     rendered = render_samples(args.rendered, args.seed) if args.rendered else []
     log.info("%d train photos, %d held out, %d rendered frames", len(samples), len(val),
              len(rendered))
-    detector = train_detector(samples, rendered, args.detector_steps, 16, args.seed)
-    export(detector, torch.zeros(1, 3, 320, 320), args.out / dm.DETECTOR_FILE.name,
-           {2: "height", 3: "width"})
-    log.info("%d hard negatives mined", mine_hard_negatives(detector, samples + rendered))
+    detector_file = args.out / dm.DETECTOR_FILE.name
+    if not args.reuse_detector:
+        detector = train_detector(samples, rendered, args.detector_steps, 16, args.seed)
+        export(detector, torch.zeros(1, 3, 320, 320), detector_file, {2: "height", 3: "width"})
+    log.info("%d hard negatives mined", mine_hard_negatives(detector_file, samples + rendered))
     classifier = train_classifier(samples, rendered, args.classifier_steps, 128, args.seed)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / dm.CLASSIFIER_FILE.name, {0: "batch"})

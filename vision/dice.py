@@ -101,7 +101,7 @@ class DiceReader:
             dm.crop_die(image, c.cx, c.cy, dm.crop_side(c.width, c.height)) for c in candidates
         ]
         self._classifier.setInput(dm.to_blob(crops))
-        probs = dm.softmax(self._classifier.forward().reshape(len(crops), -1))
+        probs = dm.softmax(self._classifier.forward().reshape(len(crops), dm.NUM_CLASSES))
         return self._choose(image.shape[:2], candidates, probs)
 
     def detect(self, image: np.ndarray) -> list[dm.Candidate]:
@@ -109,7 +109,7 @@ class DiceReader:
         small = dm.detector_input(image, self.scale)
         self._detector.setInput(dm.to_blob([small]))
         out = self._detector.forward()[0]
-        return dm.decode_detections(out, self.scale, self.detect_threshold)
+        return dm.drop_duplicates(dm.decode_detections(out, self.scale, self.detect_threshold))
 
     def _detect_in_mask(self, image: np.ndarray, mask: np.ndarray) -> list[dm.Candidate]:
         """Run the detector only on the mask's bounding box (plus a die of margin)."""
@@ -147,11 +147,10 @@ class DiceReader:
                 min(w, round(c.cx + c.width / 2)),
                 min(h, round(c.cy + c.height / 2)),
             )
-            value = int(np.argmax(probs[i, 1 : dm.COCKED])) + 1
+            value = int(np.argmax(probs[i, 1:])) + 1
             p_value = float(probs[i, value])
-            p_cocked = float(probs[i, dm.COCKED]) if probs.shape[1] > dm.COCKED else 0.0
             aspect = max(c.width, c.height) / max(1e-6, min(c.width, c.height))
-            if p_value < self.read_threshold or p_cocked > p_value or aspect > self.max_aspect:
+            if p_value < self.read_threshold or aspect > self.max_aspect:
                 kept.append(DieReading(None, box, float(p_die[i]), True))
             else:
                 kept.append(DieReading(value, box, p_value, False))

@@ -35,11 +35,9 @@ REFERENCE_DIE_PX = 40.0
 CROP_SIZE = 40
 #: The crop covers this many die sizes, so the whole top face fits even when the box is off.
 CROP_CONTEXT = 1.3
-#: Classifier classes: index 0 is "not a die", index v is the value v, index 7 a cocked die
-#: (learned from the renderer's tilted dice: the photos have none).
+#: Classifier classes: index 0 is "not a die", index v is the value v.
 NOT_A_DIE = 0
-COCKED = 7
-NUM_CLASSES = 8
+NUM_CLASSES = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,16 +82,23 @@ def detector_input(image_bgr: np.ndarray, scale: float) -> np.ndarray:
 
 
 def decode_detections(
-    output: np.ndarray, scale: float, threshold: float, max_candidates: int = 64
+    output: np.ndarray,
+    scale: float,
+    threshold: float,
+    secondary: float = 0.5,
+    max_candidates: int = 64,
 ) -> list[Candidate]:
-    """Peaks of one detector output (C x H x W) above `threshold`, mapped to image pixels.
+    """Candidates from one detector output (C x H x W), mapped to image pixels.
 
-    `scale` is the factor the image was resized by before the detector; the size channels are
-    log sizes in units of `REFERENCE_DIE_PX` at the detector's own scale over `DETECTOR_SCALE`.
+    Local maxima above `threshold` are candidates, and so is every cell above `secondary`:
+    two touching dice have centres in neighbouring cells, and a 3x3 maximum alone would drop
+    one of them (the reader later drops a candidate inside an accepted die's box). `scale` is
+    the factor the image was resized by before the detector; the size channels are log sizes in
+    units of `REFERENCE_DIE_PX` at the detector's own scale over `DETECTOR_SCALE`.
     """
     heat = sigmoid(output[0])
     peaks = heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero(peaks & (heat >= threshold))
+    ys, xs = np.nonzero((peaks & (heat >= threshold)) | (heat >= secondary))
     if len(xs) > max_candidates:
         keep = np.argsort(-heat[ys, xs])[:max_candidates]
         ys, xs = ys[keep], xs[keep]
@@ -106,6 +111,22 @@ def decode_detections(
         height = float(np.exp(output[4, y, x])) * size_factor
         out.append(Candidate(float(cx), float(cy), width, height, float(heat[y, x])))
     return out
+
+
+def drop_duplicates(candidates: list[Candidate], shrink: float = 0.8) -> list[Candidate]:
+    """Strongest first, drop candidates whose centre lies in a stronger one's (shrunk) box.
+
+    Neighbouring cells of one die often both pass the thresholds; a touching die's centre lies
+    outside its neighbour's box, so it stays. Saves classifying the same die twice.
+    """
+    kept: list[Candidate] = []
+    for c in sorted(candidates, key=lambda c: -c.score):
+        if not any(
+            abs(c.cx - k.cx) <= shrink * k.width / 2 and abs(c.cy - k.cy) <= shrink * k.height / 2
+            for k in kept
+        ):
+            kept.append(c)
+    return kept
 
 
 def crop_matrix(cx: float, cy: float, side: float, angle_deg: float = 0.0) -> np.ndarray:

@@ -1,0 +1,84 @@
+"""The dice reader on frames from the project's renderer: flat dice read, cocked dice flagged.
+
+The renderer draws dice of several colours at the table camera's scale (about 15 px wide, far
+smaller than in the photos) and tilts some so a side face shows; these frames use seeds that the
+training tool never renders (it uses `seed * 100_003 + i` with small i for seed 5).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+renderer = pytest.importorskip("vision.renderer", reason="vision.renderer not in the tree yet")
+
+from vision.dice import DiceReader  # noqa: E402
+from vision.dice_eval import LabelledDie, evaluate, load_labels, score_image  # noqa: E402
+from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE  # noqa: E402
+from vision.render_board import DIE_SIZE_MM  # noqa: E402
+from vision.render_dataset import random_scene, write_dataset  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),
+    reason="dice model files vision/models/*.onnx missing",
+)
+
+FRAMES = 24
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, int]:
+    """Counts over FRAMES rendered frames, alternating the two boards, 40 % of dice cocked."""
+    rng = np.random.default_rng(2024)
+    counts = dict.fromkeys(
+        ("flat", "flat_right", "cocked", "cocked_flagged", "cocked_given_value", "false"), 0
+    )
+    for i in range(FRAMES):
+        scene = random_scene(rng, ("backgammon", "maedn")[i % 2], cocked=0.4)
+        frame = renderer.render(scene, 900_000 + i)
+        reader = DiceReader(die_size_px=DIE_SIZE_MM * frame.camera.px_per_mm)
+        got = [(r.value, r.box) for r in reader.read(frame.image)]
+        labels = [
+            LabelledDie(d.value, box, d.cocked)
+            for d, box in zip(frame.dice, frame.dice_boxes, strict=True)
+        ]
+        counts["false"] += score_image(got, labels).false_dice
+        for label in labels:
+            one = score_image(got, [label])
+            if label.cocked:
+                counts["cocked"] += 1
+                counts["cocked_flagged"] += one.right
+                counts["cocked_given_value"] += one.wrong_value
+            else:
+                counts["flat"] += 1
+                counts["flat_right"] += one.right
+    return counts
+
+
+def test_rendered_flat_dice_are_read(outcomes) -> None:
+    assert outcomes["flat"] >= 10
+    assert outcomes["flat_right"] >= 0.9 * outcomes["flat"], outcomes
+
+
+def test_rendered_cocked_dice_are_flagged_not_read(outcomes) -> None:
+    assert outcomes["cocked"] >= 5
+    assert outcomes["cocked_flagged"] >= 0.8 * outcomes["cocked"], outcomes
+
+
+def test_rendered_frames_give_almost_no_false_dice(outcomes) -> None:
+    assert outcomes["false"] <= FRAMES // 10, outcomes
+
+
+def test_rendered_dataset_folder_is_read_by_eval(tmp_path) -> None:
+    """The renderer's dataset writer and `vision eval` agree on the labels.json format."""
+    write_dataset(tmp_path, "backgammon", 4, seed=31, cocked=0.0, hand=0.0, test_share=0.0)
+    labels = json.loads((tmp_path / "labels.json").read_text())
+    images = load_labels(tmp_path, "train")
+    assert len(images) == 4
+    widths = [d["box"][2] - d["box"][0] for entry in labels for d in entry["dice"]]
+    reader = DiceReader(die_size_px=float(np.median(widths)))
+    report = evaluate(lambda im: [(d.value, d.box) for d in reader.read(im)], images)
+    assert report.dice == sum(len(entry["dice"]) for entry in labels)
+    assert report.right >= report.dice - 1, report.as_dict()

@@ -336,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=dm.MODEL_DIR)
     parser.add_argument("--val-every", type=int, default=0)
     parser.add_argument("--detector-steps", type=int, default=3000)
-    parser.add_argument("--classifier-steps", type=int, default=6000)
+    parser.add_argument("--classifier-steps", type=int, default=3000)
+    parser.add_argument("--classifier-batch", type=int, default=64)
     parser.add_argument("--rendered", type=int, default=300,
                         help="frames from vision.renderer to add (cocked dice come only from them)")
     parser.add_argument("--reuse-detector", action="store_true",
@@ -358,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         detector = train_detector(samples, rendered, args.detector_steps, 16, args.seed)
         export(detector, torch.zeros(1, 3, 320, 320), detector_file, {2: "height", 3: "width"})
     log.info("%d hard negatives mined", mine_hard_negatives(detector_file, samples + rendered))
-    classifier = train_classifier(samples, rendered, args.classifier_steps, 128, args.seed)
+    classifier = train_classifier(samples, rendered, args.classifier_steps,
+                                  args.classifier_batch, args.seed)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / dm.CLASSIFIER_FILE.name, {0: "batch"})
     if val:

@@ -68,7 +68,7 @@ class DiceReader:
         die_size_px: float = dm.REFERENCE_DIE_PX,
         detect_threshold: float = 0.15,
         die_threshold: float = 0.5,
-        read_threshold: float = 0.6,
+        read_threshold: float = 0.35,
         max_aspect: float = 1.5,
         views: int = 1,
     ) -> None:

@@ -336,14 +336,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=dm.MODEL_DIR)
     parser.add_argument("--val-every", type=int, default=0)
     parser.add_argument("--detector-steps", type=int, default=3000)
-    parser.add_argument("--classifier-steps", type=int, default=3000)
-    parser.add_argument("--classifier-batch", type=int, default=64)
+    parser.add_argument("--classifier-steps", type=int, default=9000)
+    parser.add_argument("--classifier-batch", type=int, default=128)
     parser.add_argument("--rendered", type=int, default=300,
                         help="frames from vision.renderer to add (cocked dice come only from them)")
     parser.add_argument("--reuse-detector", action="store_true",
                         help="keep the detector already in --out, train only the classifier")
     parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     torch.manual_seed(args.seed)

@@ -50,6 +50,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def electronic_die_game(event: NewGame) -> bool:
+    """Mensch `vegas` plays with the electronic die: dice lying on the board are not a roll."""
+    return event.game == "maedn" and event.variant == "vegas"
+
+
 @dataclass(frozen=True, slots=True)
 class Frame:
     """One camera frame and the table time it was taken at (seconds)."""
@@ -193,7 +198,7 @@ class GameBots:
 
     @property
     def electronic_die(self) -> bool:
-        return self.game.game == "maedn" and self.game.variant == "vegas"
+        return electronic_die_game(NewGame(self.game.game, self.game.variant))
 
     def scene(self, hand: bool = False, cocked: tuple[bool, ...] = ()) -> Scene:
         dice = () if self.electronic_die else self.dice

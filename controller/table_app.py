@@ -50,6 +50,7 @@ from controller.frame_source import (
     RenderAhead,
     SceneRenderer,
     SimulatedTable,
+    electronic_die_game,
 )
 from controller.rules.reasons import Reason, reason
 from controller.signals import EXPECT_CORRECT, BoardDiffers, GameOver, Illegal, Notice, Signal, Turn
@@ -144,6 +145,7 @@ class ObservationEvents:
     board: Any = None
     dice: tuple[tuple[int, bool], ...] = ()
     blocked: bool = False
+    physical_dice: bool = True  # False with the electronic die (`vegas`): nothing to read
 
     def update(self, observation: Any, stable: Any | None, t: float) -> list[Event]:
         out: list[Event] = []
@@ -159,7 +161,7 @@ class ObservationEvents:
             self.board = board
             self.blocked = False
             out.append(BoardObserved(board=board, t=t))
-        dice = dice_of(stable)
+        dice = dice_of(stable) if self.physical_dice else ()
         if not dice:
             self.dice = ()
         elif dice != self.dice:
@@ -293,7 +295,7 @@ class TablePipeline:
     def start_game(self, event: NewGame) -> None:
         """A new game: vision looks at that game's board; nothing seen before counts."""
         self.game_over = False
-        self.observations = ObservationEvents()
+        self.observations = ObservationEvents(physical_dice=not electronic_die_game(event))
         if self.vision is not None:
             self.vision.start_game(event)
 

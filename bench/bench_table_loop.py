@@ -211,7 +211,12 @@ def _evening_game(args: tuple[SimulatedGame, int, tuple[int, int]]) -> Any:
 
     cv2.setNumThreads(1)
     game, seed, size = args
-    pipeline = TablePipeline(Referee(), GameVision(SETTLE_S, calibrate_from_frame))
+    die = random.Random(seed)
+    pipeline = TablePipeline(
+        Referee(),
+        GameVision(SETTLE_S, calibrate_from_frame),
+        electronic_die=lambda: die.randint(1, 6),
+    )
     table = SimulatedTable((game,), SceneRenderer(*size, seed=seed), fps=15, seed=seed,
                            illegal_rate=0.1, hand_rate=0.2, cocked_rate=0.05, max_turns=600)
     config = dataclasses.replace(
@@ -226,7 +231,7 @@ def _evenings(games_per_kind: int) -> list[list[Any]]:
     rows = []
     kinds = (
         (SimulatedGame("backgammon", "standard", 2), (960, 540)),
-        (SimulatedGame("maedn", "hofer", 4), (640, 360)),
+        (SimulatedGame("maedn", "hofer", 4), (960, 540)),
     )
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         for game, size in kinds:

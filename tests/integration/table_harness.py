@@ -26,7 +26,7 @@ from controller.events import BoardObserved
 from controller.frame_source import Scene, SceneRenderer
 from controller.table_app import build_app
 
-SIZE = (640, 360)
+SIZE = (960, 540)
 
 
 class RenderedCamera:
@@ -108,6 +108,8 @@ class SignalPrinter:
         return None
 
     def on_signals(self, signals: list[Any], origin: str) -> None:
+        if origin == "journal":
+            return  # the resumed game's past
         for signal in signals:
             print(json.dumps({"origin": origin, **signal.to_json()}), flush=True)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import config as table_config
+from controller import table_log
 from controller.events import DieThrown
 from controller.rules import maedn
 from controller.signals import EXPECT_ROLL, DiceAccepted, Notice, PlayAccepted, Turn
@@ -109,14 +110,18 @@ class Harness:
 
 
 def _calibrate(tmp_path: Path, scene: Path, game: str, players: int,
-               size: tuple[int, int] = (640, 360)) -> None:
+               size: tuple[int, int] = (960, 540)) -> None:
     """What the owner does once: calibrate from a frame of the starting position."""
     from vision.calibration import calibrate
 
     image = RenderedCamera(scene, size=size).read()
+    shown = json.loads(scene.read_text("utf-8"))["board"]
+    start = table_log.event_from_json({"type": "board", **shown}).board
     folder = tmp_path / "data"
     folder.mkdir(exist_ok=True)
-    calibrate(image, game, players=players).save(folder / f"calibration-{game}.json")
+    calibrate(image, game, start=start, players=players).save(
+        folder / f"calibration-{game}.json"
+    )
 
 
 def _turn(s: dict[str, Any]) -> bool:
@@ -175,7 +180,7 @@ def test_power_cut_mid_game_resumes_and_the_display_says_so(tmp_path: Path) -> N
 
 @contextlib.contextmanager
 def _running_table(
-    tmp_path: Path, config: Path, scene: Path, players: int, size: tuple[int, int] = (640, 360)
+    tmp_path: Path, config: Path, scene: Path, players: int, size: tuple[int, int] = (960, 540)
 ) -> Iterator[tuple[Any, Collector]]:
     """The table program in a thread of this process (tests reach its mock pins directly)."""
     loaded = table_config.load(config)

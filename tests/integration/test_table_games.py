@@ -3,7 +3,7 @@
 Bots play one `standard` backgammon game and one four-player `hofer` Mensch game, with illegal
 moves of every kind the rule texts name, hands over the board and cocked dice; the real frame
 reader, stabilizer and referee must flag every illegal move and nothing else. Frames are rendered
-at 960×540 (backgammon) and 640×360 (Mensch) instead of 1280×720 to keep within the test budget.
+at 960×540 instead of 1280×720 to keep within the test budget.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_standard_backgammon_game_through_rendered_frames() -> None:
 
 
 def test_four_player_hofer_mensch_game_through_rendered_frames() -> None:
-    stats, seen = _play(SimulatedGame("maedn", "hofer", 4), (640, 360), seed=12)
+    stats, seen = _play(SimulatedGame("maedn", "hofer", 4), (960, 540), seed=12)
     _check(stats, seen)
     over = [s for s in seen.signals if isinstance(s, GameOver)][-1]
     assert len(over.order) >= 3 and len(set(over.order)) == len(over.order)

@@ -2,9 +2,10 @@
 
 `DiceReader.read` finds dice with a small centre-heat-map detector and reads each one with a crop
 classifier (see `vision.dice_model`); `read_dice` uses one default reader loaded on first use.
-A die that is found but whose face cannot be read with confidence, or whose box is far from
-square (a die leaning on another or on its edge shows a side face), is reported as *cocked*:
-`value=None, cocked=True`, so the referee asks for a re-roll instead of guessing.
+A die that is found but whose face cannot be read with confidence, whose box is far from square,
+or whose body outline is elongated and longer than a die (a die leaning on another or on its
+edge shows a side face beside the top face) is reported as *cocked*: `value=None, cocked=True`,
+so the referee asks for a re-roll instead of guessing: a misread die accuses a correct player.
 
 A reader holds OpenCV DNN networks, which are not thread-safe: use one reader per thread.
 """
@@ -57,7 +58,9 @@ class DiceReader:
     dice; other sizes are rescaled for the detector). Thresholds: `detect_threshold` on the
     detector's heat, `die_threshold` on the classifier's probability that a crop is a die,
     `read_threshold` on the probability of the best value (below it the die counts as cocked),
-    `max_aspect` on the box's long/short side ratio (above it, cocked). `views` (1, 2 or 4)
+    `max_aspect` on the box's long/short side ratio (above it, cocked). `outline_long` and
+    `outline_aspect`: a die whose body outline (see `body_outline`) is longer than that many die
+    sizes AND that much longer than wide shows a side face, so it is cocked. `views` (1, 2 or 4)
     averages the classifier over that many quarter-turns of each crop: steadier, but slower.
     """
 
@@ -70,6 +73,8 @@ class DiceReader:
         die_threshold: float = 0.5,
         read_threshold: float = 0.35,
         max_aspect: float = 1.5,
+        outline_long: float = 1.37,
+        outline_aspect: float = 1.15,
         views: int = 1,
     ) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
@@ -77,11 +82,14 @@ class DiceReader:
         self._classifier = _load_net(folder / dm.CLASSIFIER_FILE.name)
         if die_size_px <= 0:
             raise ValueError(f"die_size_px must be positive, got {die_size_px}")
+        self.die_size_px = die_size_px
         self.scale = dm.DETECTOR_SCALE * dm.REFERENCE_DIE_PX / die_size_px
         self.detect_threshold = detect_threshold
         self.die_threshold = die_threshold
         self.read_threshold = read_threshold
         self.max_aspect = max_aspect
+        self.outline_long = outline_long
+        self.outline_aspect = outline_aspect
         if views not in (1, 2, 4):
             raise ValueError(f"views must be 1, 2 or 4, got {views}")
         self.views = views
@@ -110,7 +118,7 @@ class DiceReader:
         self._classifier.setInput(dm.to_blob(batch))
         logits = self._classifier.forward().reshape(self.views, len(crops), dm.NUM_CLASSES)
         probs = dm.softmax(logits).mean(axis=0)
-        return self._choose(image.shape[:2], candidates, probs)
+        return self._choose(image, candidates, probs)
 
     def detect(self, image: np.ndarray) -> list[dm.Candidate]:
         """Stage 1 alone: the detector's candidates in a BGR image, before any are rejected."""
@@ -136,10 +144,10 @@ class DiceReader:
         ]
 
     def _choose(
-        self, shape: tuple[int, int], candidates: list[dm.Candidate], probs: np.ndarray
+        self, image: np.ndarray, candidates: list[dm.Candidate], probs: np.ndarray
     ) -> list[DieReading]:
         """Keep the crops that are dice, strongest first; one reading per die."""
-        h, w = shape
+        h, w = image.shape[:2]
         p_die = 1.0 - probs[:, dm.NOT_A_DIE]
         order = np.argsort(-(p_die * np.array([c.score for c in candidates])))
         kept: list[DieReading] = []
@@ -158,12 +166,87 @@ class DiceReader:
             value = int(np.argmax(probs[i, 1:])) + 1
             p_value = float(probs[i, value])
             aspect = max(c.width, c.height) / max(1e-6, min(c.width, c.height))
-            if p_value < self.read_threshold or aspect > self.max_aspect:
+            if (
+                p_value < self.read_threshold
+                or aspect > self.max_aspect
+                or self._shows_side_face(image, c)
+            ):
                 kept.append(DieReading(None, box, float(p_die[i]), True))
             else:
                 kept.append(DieReading(value, box, p_value, False))
         kept.sort(key=lambda r: -r.confidence)
         return kept
+
+
+    def _shows_side_face(self, image: np.ndarray, c: dm.Candidate) -> bool:
+        """True when the die's body outline is elongated and longer than a flat die's face."""
+        long, short = body_outline(image, c.cx, c.cy, self.die_size_px)
+        return (
+            self.outline_long <= long < OUTLINE_LEAK
+            and OUTLINE_MIN_SHORT <= short <= OUTLINE_MAX_SHORT
+            and long >= self.outline_aspect * short
+        )
+
+
+#: A body outline this many die sizes long has run into a background of the die's colour: no
+#: verdict. One narrower than the minimum is a sliver (pips, a shadow), not a die's whole body;
+#: one wider than the maximum is a flat die grown on all sides by its blurred shadow.
+OUTLINE_LEAK = 2.0
+OUTLINE_MIN_SHORT = 0.95
+OUTLINE_MAX_SHORT = 1.4
+
+
+def body_outline(
+    image: np.ndarray, cx: float, cy: float, size: float
+) -> tuple[float, float]:
+    """Long and short side, in die sizes, of the region coloured like the die's body.
+
+    The body colour B is the larger colour cluster around the centre. A pixel
+    belongs to the body when it is a shade k*B with 0.45 < k < 1.25: the lit top face and a side
+    face in shadow both do, the board around mostly does not. The connected region covering the
+    centre gives a minimum-area rectangle: about 1 x 1 for a flat die (a little more with its
+    shadow for dark dice), about 1.4 x 1.1 for a die tilted so one side face shows. (0, 0)
+    when no region is found.
+    """
+    h, w = image.shape[:2]
+    r = round(1.2 * size)
+    x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
+    x1, y1 = min(w, int(cx) + r + 1), min(h, int(cy) + r + 1)
+    crop = image[y0:y1, x0:x1].astype(np.float32)
+    ccx, ccy = cx - x0, cy - y0
+    q = 0.35 * size
+    core = crop[max(0, int(ccy - q)) : int(ccy + q) + 1, max(0, int(ccx - q)) : int(ccx + q) + 1]
+    if core.size == 0:
+        return 0.0, 0.0
+    body = _body_colour(core.reshape(-1, 3))
+    energy = float(body @ body) + 1e-6
+    shade = (crop @ body) / energy
+    off_colour = np.linalg.norm(crop - shade[..., None] * body, axis=2)
+    mask = (shade > 0.45) & (shade < 1.25) & (off_colour < 0.12 * np.sqrt(energy) + 12)
+    count, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=4)
+    yy, xx = np.mgrid[: crop.shape[0], : crop.shape[1]]
+    central = ((xx - ccx) ** 2 + (yy - ccy) ** 2 <= (0.3 * size) ** 2) & mask
+    votes = np.bincount(labels[central], minlength=count)
+    if count < 2 or votes[1:].max() == 0:
+        return 0.0, 0.0
+    region = labels == int(np.argmax(votes[1:])) + 1
+    points = np.column_stack(np.nonzero(region))[:, ::-1].astype(np.float32)
+    _, (a, b), _ = cv2.minAreaRect(points)
+    return max(a, b) / size, min(a, b) / size
+
+
+def _body_colour(pixels: np.ndarray) -> np.ndarray:
+    """The colour of the larger of two brightness clusters: the body, not the pips (which blur
+    into a large share of a small die's centre, so a plain median can land between the two)."""
+    bright = pixels.sum(axis=1)
+    split = (bright.min() + bright.max()) / 2
+    for _ in range(8):
+        dark = bright < split
+        if dark.all() or not dark.any():
+            return np.median(pixels, axis=0)
+        split = (bright[dark].mean() + bright[~dark].mean()) / 2
+    dark = bright < split
+    return np.median(pixels[dark] if 2 * dark.sum() >= len(dark) else pixels[~dark], axis=0)
 
 
 def _inside(x: float, y: float, box: tuple[int, int, int, int]) -> bool:

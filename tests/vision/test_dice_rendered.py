@@ -62,11 +62,6 @@ def test_rendered_flat_dice_are_read(outcomes) -> None:
     assert outcomes["flat_right"] >= 0.85 * outcomes["flat"], outcomes
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: the classifier reads the renderer's tilted dice as flat ones "
-    "(no cocked dice in the photos to learn from; see docs/vision-dice.md)",
-)
 def test_rendered_cocked_dice_are_flagged_not_read(outcomes) -> None:
     assert outcomes["cocked"] >= 5
     assert outcomes["cocked_flagged"] >= 0.8 * outcomes["cocked"], outcomes

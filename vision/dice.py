@@ -74,7 +74,7 @@ class DiceReader:
         read_threshold: float = 0.35,
         max_aspect: float = 1.5,
         outline_long: float = 1.37,
-        outline_aspect: float = 1.15,
+        outline_aspect: float = 1.1,
         views: int = 1,
     ) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
@@ -194,6 +194,10 @@ class DiceReader:
 OUTLINE_LEAK = 2.0
 OUTLINE_MIN_SHORT = 0.95
 OUTLINE_MAX_SHORT = 1.4
+#: Shades k of the body colour B that count as body, and how far (relative to |B|, plus grey
+#: levels) a pixel may lie from k*B.
+SHADES = (0.45, 1.25)
+SHADE_TOLERANCE = (0.08, 12.0)
 
 
 def body_outline(
@@ -222,7 +226,8 @@ def body_outline(
     energy = float(body @ body) + 1e-6
     shade = (crop @ body) / energy
     off_colour = np.linalg.norm(crop - shade[..., None] * body, axis=2)
-    mask = (shade > 0.45) & (shade < 1.25) & (off_colour < 0.12 * np.sqrt(energy) + 12)
+    tolerance = SHADE_TOLERANCE[0] * np.sqrt(energy) + SHADE_TOLERANCE[1]
+    mask = (shade > SHADES[0]) & (shade < SHADES[1]) & (off_colour < tolerance)
     count, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=4)
     yy, xx = np.mgrid[: crop.shape[0], : crop.shape[1]]
     central = ((xx - ccx) ** 2 + (yy - ccy) ** 2 <= (0.3 * size) ** 2) & mask

@@ -37,15 +37,10 @@ def test_dice_on_clear_frames_are_read(setup: tuple) -> None:
     # A flat die flagged cocked only asks for a re-roll; one given a wrong value accuses a
     # player, so that count is held lower than the all-right count (levels reached, see
     # docs/vision-dice.md).
-    assert right >= 34, f"only {right} of 40 frames had both dice right"
-    assert misread <= 3, f"{misread} of 40 frames had a flat die read as a value it does not show"
+    assert right >= 35, f"only {right} of 40 frames had both dice right"
+    assert misread <= 4, f"{misread} of 40 frames had a flat die read as a value it does not show"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: 1 of 40 cocked dice (a blue one, frame 9) has a body outline as wide as "
-    "a flat die's with its blurred shadow, so the side-face check cannot flag it",
-)
 def test_a_cocked_die_is_never_given_a_value(setup: tuple) -> None:
     camera, reader = setup
     rng = np.random.default_rng(62)

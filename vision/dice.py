@@ -198,6 +198,9 @@ OUTLINE_MAX_SHORT = 1.4
 #: levels) a pixel may lie from k*B.
 SHADES = (0.45, 1.25)
 SHADE_TOLERANCE = (0.08, 12.0)
+#: Larger dice are shrunk to this width first: the check is tuned at the table camera's scale
+#: (~14 px) and a 40 px die costs seven times the work for nothing.
+OUTLINE_SIZE_PX = 16.0
 
 
 def body_outline(
@@ -216,8 +219,13 @@ def body_outline(
     r = round(1.2 * size)
     x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
     x1, y1 = min(w, int(cx) + r + 1), min(h, int(cy) + r + 1)
-    crop = image[y0:y1, x0:x1].astype(np.float32)
+    crop = image[y0:y1, x0:x1]
     ccx, ccy = cx - x0, cy - y0
+    if size > OUTLINE_SIZE_PX:
+        factor = OUTLINE_SIZE_PX / size
+        crop = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        ccx, ccy, size = ccx * factor, ccy * factor, OUTLINE_SIZE_PX
+    crop = crop.astype(np.float32)
     q = 0.35 * size
     core = crop[max(0, int(ccy - q)) : int(ccy + q) + 1, max(0, int(ccx - q)) : int(ccx + q) + 1]
     if core.size == 0:
@@ -234,9 +242,9 @@ def body_outline(
     votes = np.bincount(labels[central], minlength=count)
     if count < 2 or votes[1:].max() == 0:
         return 0.0, 0.0
-    region = labels == int(np.argmax(votes[1:])) + 1
-    points = np.column_stack(np.nonzero(region))[:, ::-1].astype(np.float32)
-    _, (a, b), _ = cv2.minAreaRect(points)
+    region = (labels == int(np.argmax(votes[1:])) + 1).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    _, (a, b), _ = cv2.minAreaRect(max(contours, key=len))
     return max(a, b) / size, min(a, b) / size
 
 

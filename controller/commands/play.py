@@ -1,10 +1,14 @@
-"""`spieltisch play`: the simulated table, live in the terminal.
+"""`spieltisch play`: the table program.
 
-With no hardware configured (`camera.source = "simulated"`, the default), the players are bots at
-a simulated table; the real referee judges them, the real seat-LED logic drives gpiozero LEDs on
-mock pins, and the display shows its four lines. The games, seed, the players' habits and the
-language come from the configuration's `[simulation]` and `[display]` sections unless given as
-options; the command ends by itself after the configured games (one of each by default).
+With a configuration that names a camera, pins and a serial port it runs the real table
+(`controller.table_app.run_play`: camera → vision → referee → LEDs and display, journal
+underneath; docs/install.md). With no hardware configured (`camera.source = "simulated"`, the
+default) it shows the simulated table live in the terminal: bots at a simulated table, the real
+referee judging them, the real seat-LED logic on gpiozero mock pins and the display's four lines.
+`--through-vision` renders the bots' game into camera frames and reads them with the real vision
+pipeline and the emulated display board instead (slower; see docs/configuration.md). The games,
+seed, habits and language come from the configuration unless given as options; the simulated
+table ends by itself after the configured games (one of each by default).
 """
 
 from __future__ import annotations
@@ -15,38 +19,20 @@ import time
 from typing import Any
 
 GAME_DEFAULTS = {"backgammon": ("standard", 2), "maedn": ("hofer", 4)}
+DEFAULT_SPEED = 50.0  # how much faster than real players the terminal simulation runs
 
 
 def register(subparsers: Any) -> None:
+    from controller.table_app import add_play_arguments
+
     parser = subparsers.add_parser(
-        "play", help="watch a simulated game at the table in the terminal (no hardware needed)"
+        "play", help="run the table (the simulated table unless the configuration names hardware)"
     )
-    parser.add_argument("--config", help="configuration file (default: $SPIELTISCH_CONFIG)")
+    add_play_arguments(parser)
     parser.add_argument(
-        "--game",
-        choices=("backgammon", "maedn"),
-        help="play only this game (default: the configured games, one of each)",
-    )
-    parser.add_argument("--variant", help="rule variant with --game (standard / hofer)")
-    parser.add_argument(
-        "--players", type=int, choices=(2, 3, 4), help="Mensch players with --game (4)"
-    )
-    parser.add_argument(
-        "--speed",
-        type=float,
-        default=50.0,
-        help="how much faster than real players (50; 0 = as fast as possible)",
-    )
-    parser.add_argument("--seed", type=int, help="random seed of the players (configured: 1)")
-    parser.add_argument(
-        "--illegal-rate", type=float, help="chance of a deliberately illegal play (0.1)"
-    )
-    parser.add_argument("--lang", choices=("de", "en"), help="display language (configured)")
-    parser.add_argument(
-        "--colour",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="ANSI colours and screen refresh (auto: only on a terminal)",
+        "--through-vision",
+        action="store_true",
+        help="simulated table: render camera frames and read them with the real vision pipeline",
     )
     parser.set_defaults(func=run)
 
@@ -54,21 +40,19 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from controller import config as table_config
     from controller.sim.table import Habits, SimulatedTable
+    from controller.table_app import run_play
 
-    if args.speed < 0:
-        print("--speed must be 0 or more", file=sys.stderr)
-        return 2
     try:
         cfg = table_config.load(args.config)
     except table_config.ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
-    if not cfg.simulated:
-        print(
-            f"{cfg.source}: camera.source is {cfg.camera.source!r}; `spieltisch play` runs the "
-            'simulated table only (camera.source = "simulated")',
-            file=sys.stderr,
-        )
+    if not cfg.simulated or args.through_vision or args.record:
+        return run_play(args)
+    if args.speed is None:
+        args.speed = DEFAULT_SPEED
+    if args.speed < 0:
+        print("--speed must be 0 or more", file=sys.stderr)
         return 2
     sim = cfg.simulation
     games = [(g.game, g.variant, g.players) for g in sim.games]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from controller.journal import Journal
@@ -49,11 +51,35 @@ def test_play_without_a_terminal_finishes_one_game_of_each(tmp_path: Path) -> No
     assert "+--------------------+" in proc.stdout  # the display is drawn
 
 
-def test_play_refuses_a_table_with_a_camera(tmp_path: Path) -> None:
+def test_play_with_a_camera_configured_runs_the_real_table_until_stopped(tmp_path: Path) -> None:
+    """A configured camera means the real table: without that camera it goes on with buttons
+    (the display says so) and stops cleanly on SIGTERM, as systemd stops it."""
     config = tmp_path / "config.toml"
-    config.write_text('[camera]\nsource = "opencv"\n', encoding="utf-8")
-    proc = _cli("play", "--config", str(config))
-    assert proc.returncode == 2 and "simulated table only" in proc.stderr
+    config.write_text(
+        '[camera]\nsource = "opencv"\ndevice = 97\n\n[display]\nport = "none"\n',
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "play", "--config", str(config),
+         "--data-dir", str(tmp_path / "data"), "--colour", "never"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    watchdog = threading.Timer(60, proc.kill)  # never hang the suite if the line never comes
+    watchdog.start()
+    try:
+        seen = []
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            seen.append(line)
+            if "Kamera fehlt" in line:
+                break
+        assert any("Kamera fehlt" in line for line in seen), seen
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
 
 
 def test_journal_show_and_export(tmp_path: Path) -> None:

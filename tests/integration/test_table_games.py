@@ -36,8 +36,9 @@ pytestmark = [
     pytest.mark.skipif(
         not os.environ.get("SPIELTISCH_LONG_TESTS"),
         reason="a whole game through rendered frames takes 1.5 (backgammon) to over 8 minutes "
-        "(four-player Mensch) on this machine, beyond the suite's budget: set "
-        "SPIELTISCH_LONG_TESTS=1",
+        "(four-player Mensch) on this machine, beyond the suite's budget, and the backgammon "
+        "game still flags one legal play after a misread bear-off board (issue 6 stays open): "
+        "set SPIELTISCH_LONG_TESTS=1",
     ),
 ]
 

@@ -88,18 +88,23 @@ def bg_intermediate_blocked(pos: bg.Position, dice: tuple[int, ...], rng: random
     return None
 
 
-def bg_bar_not_first(pos: bg.Position, dice: tuple[int, ...], rng: random.Random):
-    """A checker on the bar, yet another checker moved (001, 002, 004)."""
-    mine, theirs = _sides(pos)
-    if not mine[24]:
-        return None
+def _step_first_open(pos: bg.Position, mine: list[int], theirs: list[int], die: int):
+    """The board after the rearmost checker that can land on an open point moves `die` pips."""
     for p in range(24, 0, -1):
-        q = p - dice[0]
+        q = p - die
         if mine[p - 1] and q >= 1 and _theirs_at(theirs, q) == 0:
             mine[p - 1] -= 1
             mine[q - 1] += 1
             return _bg_board(pos, mine, theirs)
     return None
+
+
+def bg_bar_not_first(pos: bg.Position, dice: tuple[int, ...], rng: random.Random):
+    """A checker on the bar, yet another checker moved (001, 002, 004)."""
+    mine, theirs = _sides(pos)
+    if not mine[24]:
+        return None
+    return _step_first_open(pos, mine, theirs, dice[0])
 
 
 def bg_one_die_only(pos: bg.Position, dice: tuple[int, ...], rng: random.Random):
@@ -191,13 +196,7 @@ def bg_extra_move(pos: bg.Position, dice: tuple[int, ...], rng: random.Random):
         return None
     result = _random_legal_result(pos, dice, rng)
     mine, theirs = list(result.sides[pos.turn]), list(result.sides[1 - pos.turn])
-    for p in range(24, 0, -1):
-        q = p - dice[0]
-        if mine[p - 1] and q >= 1 and _theirs_at(theirs, q) == 0:
-            mine[p - 1] -= 1
-            mine[q - 1] += 1
-            return _bg_board(pos, mine, theirs)
-    return None
+    return _step_first_open(pos, mine, theirs, dice[0])
 
 
 def bg_higher_not_played(pos: bg.Position, dice: tuple[int, ...], rng: random.Random):

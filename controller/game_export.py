@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.events import ButtonPressed, NewGame
+from controller.events import ButtonPressed, Event, NewGame
 from controller.referee import Referee
 from controller.signals import (
     EXPECT_ROLL,
@@ -25,7 +25,6 @@ from controller.signals import (
     PlayAccepted,
     Turn,
 )
-from controller.table_log import LogEvent
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ class GameRecord:
     irregular: str | None = None  # why the record is not a sequence of legal plays
 
 
-def records_from_events(events: Iterable[LogEvent]) -> list[GameRecord]:
+def records_from_events(events: Iterable[Event]) -> list[GameRecord]:
     """Replay events through a referee and keep one record per game, in order."""
     referee = Referee()
     records: list[GameRecord] = []

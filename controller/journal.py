@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from controller import table_log
-from controller.table_log import LogEvent, TableLogError
+from controller.events import Event
+from controller.table_log import TableLogError
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ class Journal:
         journal.damaged = damaged
         return journal
 
-    def append(self, event: LogEvent) -> int:
+    def append(self, event: Event) -> int:
         """Store one event durably; returns its sequence number (1, 2, ...)."""
         obj = table_log.event_to_json(event)
         cursor = self._db.execute(
@@ -80,7 +81,7 @@ class Journal:
         )
         return int(cursor.lastrowid or 0)
 
-    def events(self, since: int = 0) -> Iterator[LogEvent]:
+    def events(self, since: int = 0) -> Iterator[Event]:
         """Every stored event after sequence number `since`, oldest first."""
         rows = self._db.execute("SELECT line FROM events WHERE seq > ? ORDER BY seq", (since,))
         for (line,) in rows:
@@ -95,7 +96,7 @@ class Journal:
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
 
-    def current_game(self) -> list[LogEvent]:
+    def current_game(self) -> list[Event]:
         """The events from the last `new_game` on: replaying them restores the table."""
         row = self._db.execute("SELECT MAX(seq) FROM events WHERE type = 'new_game'").fetchone()
         start = (row[0] or 1) - 1

@@ -13,12 +13,11 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from controller.events import ButtonPressed, DiceObserved, ElectronicRoll, NewGame
+from controller.events import ButtonPressed, DiceObserved, ElectronicRoll, Event, NewGame
 from controller.referee_turns import Phase, TableSettings, TurnReferee, expect_roll, notice
 from controller.rules.errors import RulesError
 from controller.rules.reasons import reason
 from controller.signals import Signal
-from controller.table_log import LogEvent
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +49,7 @@ class Referee:
     def phase(self) -> Phase | None:
         return self.game.state.phase if self.game else None
 
-    def handle(self, event: LogEvent) -> list[Signal]:
+    def handle(self, event: Event) -> list[Signal]:
         if isinstance(event, NewGame):
             return self._new_game(event)
         if self.game is None:
@@ -60,7 +59,7 @@ class Referee:
             return self._next_game()
         return self.game.handle(event)
 
-    def replay(self, events: Iterable[LogEvent]) -> list[Signal]:
+    def replay(self, events: Iterable[Event]) -> list[Signal]:
         """Feed many events; all their signals (used to resume from a journal)."""
         out: list[Signal] = []
         for event in events:

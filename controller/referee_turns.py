@@ -24,6 +24,7 @@ from controller.events import (
     ButtonPressed,
     DiceObserved,
     ElectronicRoll,
+    Event,
     OpeningRoll,
     Tick,
     ViewBlocked,
@@ -42,7 +43,6 @@ from controller.signals import (
     Signal,
     Turn,
 )
-from controller.table_log import LogEvent
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +207,7 @@ class TurnReferee(Generic[PosT]):
 
     # ---- the cycle ------------------------------------------------------------------------
 
-    def handle(self, event: LogEvent) -> list[Signal]:
+    def handle(self, event: Event) -> list[Signal]:
         out: list[Signal] = []
         t = event.t
         if not self.settings.done_button and not isinstance(event, ButtonPressed):

@@ -29,9 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller import table_log
-from controller.events import NewGame
+from controller.events import Event, NewGame
 from controller.signals import Signal
-from controller.table_log import LogEvent
 
 if TYPE_CHECKING:
     import numpy as np
@@ -87,7 +86,7 @@ class SessionRecorder:
             raise OSError(f"cannot write frame {self.folder / name}")
         self._write({"frame": name, "t": t})
 
-    def on_event(self, event: LogEvent, source: str) -> None:
+    def on_event(self, event: Event, source: str) -> None:
         if isinstance(event, NewGame):
             self._game_started = True  # a replay calibrates from the game's first frame
         self._write({"event": table_log.event_to_json(event), "source": source})
@@ -125,7 +124,7 @@ class RecordedFrame:
 
 @dataclass(frozen=True, slots=True)
 class RecordedEvent:
-    event: LogEvent
+    event: Event
     source: str
 
 
@@ -239,7 +238,7 @@ class Replayable(Protocol):
 
     def feed_frame(self, t: float, image: np.ndarray) -> list[Signal]: ...
 
-    def handle(self, event: LogEvent, source: str = "input") -> list[Signal]: ...
+    def handle(self, event: Event, source: str = "input") -> list[Signal]: ...
 
 
 @dataclass

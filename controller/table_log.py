@@ -33,14 +33,11 @@ GAMES = ("backgammon", "maedn")
 BUTTONS = ("done", "undo", "roll", "new_game", "double", "take", "drop")
 
 
-LogEvent = Event  # every line of a table log is one Event
-
-
 class TableLogError(ValueError):
     """A table-log line that does not describe an event; the message names the problem."""
 
 
-def parse_line(line: str) -> LogEvent:
+def parse_line(line: str) -> Event:
     """One JSON line to an Event; raises `TableLogError` with the reason when unreadable."""
     try:
         obj = json.loads(line)
@@ -49,7 +46,7 @@ def parse_line(line: str) -> LogEvent:
     return event_from_json(obj)
 
 
-def read_lines(lines: Iterable[str]) -> Iterator[tuple[int, LogEvent | TableLogError]]:
+def read_lines(lines: Iterable[str]) -> Iterator[tuple[int, Event | TableLogError]]:
     """(line number, event or the error) for each non-blank line, so a caller can go on."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -60,7 +57,7 @@ def read_lines(lines: Iterable[str]) -> Iterator[tuple[int, LogEvent | TableLogE
             yield number, exc
 
 
-def event_from_json(obj: Any) -> LogEvent:
+def event_from_json(obj: Any) -> Event:
     """A decoded JSON object to an Event (the inverse of `event_to_json`)."""
     if not isinstance(obj, dict):
         raise TableLogError("a line must be a JSON object")
@@ -73,7 +70,7 @@ def event_from_json(obj: Any) -> LogEvent:
     return parser(obj, t)
 
 
-def event_to_json(event: LogEvent) -> dict[str, Any]:
+def event_to_json(event: Event) -> dict[str, Any]:
     """An Event as the JSON object of one table-log line (fields at their defaults left out)."""
     match event:
         case NewGame():
@@ -125,7 +122,7 @@ def event_to_json(event: LogEvent) -> dict[str, Any]:
     return out
 
 
-def dumps(event: LogEvent) -> str:
+def dumps(event: Event) -> str:
     """One table-log line (without newline), compact and with stable key order."""
     return json.dumps(event_to_json(event), separators=(",", ":"), ensure_ascii=False)
 

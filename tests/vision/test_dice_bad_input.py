@@ -6,25 +6,22 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.dice_requirements import (
+    DATA,
+    MODELS_MISSING,
+    MODELS_PRESENT,
+    needs_data,
+    needs_model,
+)
 from vision.dice import DiceInputError, DiceModelError, DiceReader
-from vision.dice_eval import default_data_dir, load_labels
+from vision.dice_eval import load_labels
 from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE
-
-DATA = default_data_dir()
-needs_model = pytest.mark.skipif(
-    not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),
-    reason="dice model files vision/models/*.onnx missing",
-)
-needs_data = pytest.mark.skipif(
-    not (DATA / "labels.json").is_file(),
-    reason=f"real dice photos (shared/data/dice-topdown) not found at {DATA}",
-)
 
 
 @pytest.fixture(scope="module")
 def reader() -> DiceReader:
-    if not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()):
-        pytest.skip("dice model files vision/models/*.onnx missing")
+    if not MODELS_PRESENT:
+        pytest.skip(MODELS_MISSING)
     return DiceReader()
 
 

@@ -8,24 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from vision.dice_eval import default_data_dir, load_labels, score_image
-from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE
+from tests.vision.dice_requirements import DATA, needs_data, needs_model
+from vision.dice_eval import load_labels, score_image
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = default_data_dir()
 
-pytestmark = [
-    pytest.mark.skipif(
-        not (DATA / "labels.json").is_file(),
-        reason=f"real dice photos (shared/data/dice-topdown) not found at {DATA}",
-    ),
-    pytest.mark.skipif(
-        not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),
-        reason="dice model files vision/models/*.onnx missing",
-    ),
-]
+pytestmark = [needs_data, needs_model]
 
 
 def spieltisch(*args: str) -> subprocess.CompletedProcess[str]:

@@ -7,19 +7,13 @@ import shutil
 
 import pytest
 
+from tests.vision.dice_requirements import DATA, needs_data
 from vision.dice_eval import (
     LabelError,
     LabelledDie,
-    default_data_dir,
     evaluate,
     load_labels,
     score_image,
-)
-
-DATA = default_data_dir()
-needs_data = pytest.mark.skipif(
-    not (DATA / "labels.json").is_file(),
-    reason=f"real dice photos (shared/data/dice-topdown) not found at {DATA}",
 )
 
 LABELS = (LabelledDie(3, (100, 100, 140, 140)), LabelledDie(5, (200, 100, 240, 140)))

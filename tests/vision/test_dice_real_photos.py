@@ -5,22 +5,11 @@ from __future__ import annotations
 import cv2
 import pytest
 
+from tests.vision.dice_requirements import DATA, needs_data, needs_model
 from vision.dice import DiceReader, DieReading, read_dice
-from vision.dice_eval import default_data_dir, evaluate, load_labels, score_image
-from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE
+from vision.dice_eval import evaluate, load_labels, score_image
 
-DATA = default_data_dir()
-
-pytestmark = [
-    pytest.mark.skipif(
-        not (DATA / "labels.json").is_file(),
-        reason=f"real dice photos (shared/data/dice-topdown) not found at {DATA}",
-    ),
-    pytest.mark.skipif(
-        not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),
-        reason="dice model files vision/models/*.onnx missing",
-    ),
-]
+pytestmark = [needs_data, needs_model]
 
 
 @pytest.fixture(scope="module")

@@ -12,18 +12,14 @@ import json
 import numpy as np
 import pytest
 
-renderer = pytest.importorskip("vision.renderer", reason="vision.renderer not in the tree yet")
+from tests.vision.dice_requirements import needs_model
+from vision import renderer
+from vision.dice import DiceReader
+from vision.dice_eval import LabelledDie, evaluate, load_labels, score_image
+from vision.render_board import DIE_SIZE_MM
+from vision.render_dataset import random_scene, write_dataset
 
-from vision.dice import DiceReader  # noqa: E402
-from vision.dice_eval import LabelledDie, evaluate, load_labels, score_image  # noqa: E402
-from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE  # noqa: E402
-from vision.render_board import DIE_SIZE_MM  # noqa: E402
-from vision.render_dataset import random_scene, write_dataset  # noqa: E402
-
-pytestmark = pytest.mark.skipif(
-    not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),
-    reason="dice model files vision/models/*.onnx missing",
-)
+pytestmark = needs_model
 
 FRAMES = 24
 

@@ -6,15 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import dice_model
+from tests.vision.dice_requirements import needs_model
 from vision.calibration import STANDARD_BACKGAMMON, calibrate
 from vision.frame_reader import FrameReader
 from vision.render_dataset import random_scene
 from vision.renderer import Scene, render
 
-pytestmark = pytest.mark.skipif(
-    not (dice_model.DETECTOR_FILE.is_file() and dice_model.CLASSIFIER_FILE.is_file()),
-    reason="dice model files vision/models/*.onnx missing (tools/train_dice_model.py)")
+pytestmark = needs_model
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,18 @@
+"""What the dice tests need, said once: the real photos beside the repository and the models."""
+
+from __future__ import annotations
+
+import pytest
+
+from vision.dice_eval import default_data_dir
+from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE
+
+DATA = default_data_dir()
+MODELS_PRESENT = DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()
+MODELS_MISSING = "dice model files vision/models/*.onnx missing (tools/train_dice_model.py)"
+
+needs_data = pytest.mark.skipif(
+    not (DATA / "labels.json").is_file(),
+    reason=f"real dice photos (shared/data/dice-topdown) not found at {DATA}",
+)
+needs_model = pytest.mark.skipif(not MODELS_PRESENT, reason=MODELS_MISSING)

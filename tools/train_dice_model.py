@@ -278,12 +278,59 @@ def classifier_example(s: Sample, rng: random.Random, kind: str) -> tuple[np.nda
     return colour_jitter(crop, rng, allow_invert=True), label
 
 
-def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, batch: int,
-                     seed: int) -> nn.Module:
-    rng = random.Random(seed)
+def load_classifier_onnx(path: Path) -> nn.Module:
+    """A classifier holding the weights of an exported one, to fine-tune it.
+
+    The export folds each batch norm into its convolution, so the convolutions get the folded
+    weights and biases and every batch norm becomes an identity kept frozen (see
+    `freeze_batch_norms`): the loaded net computes exactly what the ONNX file does.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     net = make_classifier()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    convs = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
+    norms = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
+    linear = next(m for m in net.modules() if isinstance(m, nn.Linear))
+    conv_nodes = [n for n in model.graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
+    if len(conv_nodes) != len(convs):
+        raise ValueError(f"{path}: {len(conv_nodes)} convolutions, the classifier has {len(convs)}")
+    with torch.no_grad():
+        for conv, norm, node in zip(convs, norms, conv_nodes, strict=True):
+            w, b = (np.array(weights[name]) for name in node.input[1:3])
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise ValueError(f"{path}: convolution {node.name} is {w.shape}, "
+                                 f"the classifier's is {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(w))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0)
+            norm.weight.fill_(math.sqrt(1.0 + norm.eps))
+            norm.bias.copy_(torch.from_numpy(b))
+        linear.weight.copy_(torch.from_numpy(np.array(weights[gemm.input[1]])))
+        linear.bias.copy_(torch.from_numpy(np.array(weights[gemm.input[2]])))
+    return net
+
+
+def freeze_batch_norms(net: nn.Module) -> None:
+    """Keep batch norms on their running statistics (a loaded net's are folded identities)."""
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
+def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, batch: int,
+                     seed: int, lr: float = 3e-3, init: Path | None = None) -> nn.Module:
+    """Train (or, from `init`, fine-tune) the crop classifier with a one-cycle learning rate."""
+    rng = random.Random(seed)
+    net = make_classifier() if init is None else load_classifier_onnx(init)
+    net.train()
+    if init is not None:
+        freeze_batch_norms(net)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     kinds = ["die"] * 6 + ["near", "background", "hard", "hard"]
     start = time.time()
     for step in range(steps):
@@ -338,6 +385,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--detector-steps", type=int, default=3000)
     parser.add_argument("--classifier-steps", type=int, default=9000)
     parser.add_argument("--classifier-batch", type=int, default=128)
+    parser.add_argument("--classifier-lr", type=float, default=3e-3,
+                        help="peak learning rate of the classifier's one-cycle schedule")
+    parser.add_argument("--init-classifier", type=Path,
+                        help="fine-tune this exported classifier (.onnx) instead of starting anew")
     parser.add_argument("--rendered", type=int, default=300,
                         help="frames from vision.renderer to add (cocked dice come only from them)")
     parser.add_argument("--reuse-detector", action="store_true",
@@ -360,16 +411,18 @@ def main(argv: list[str] | None = None) -> int:
         export(detector, torch.zeros(1, 3, 320, 320), detector_file, {2: "height", 3: "width"})
     log.info("%d hard negatives mined", mine_hard_negatives(detector_file, samples + rendered))
     classifier = train_classifier(samples, rendered, args.classifier_steps,
-                                  args.classifier_batch, args.seed)
+                                  args.classifier_batch, args.seed, args.classifier_lr,
+                                  args.init_classifier)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / dm.CLASSIFIER_FILE.name, {0: "batch"})
     if val:
         from vision.dice import DiceReader
         from vision.dice_eval import evaluate
 
-        reader = DiceReader(model_dir=args.out)
-        report = evaluate(lambda im: [(d.value, d.box) for d in reader.read(im)], val)
-        log.info("held-out train photos: %s", report.as_dict())
+        for views in (1, 2, 4):
+            reader = DiceReader(model_dir=args.out, views=views)
+            report = evaluate(lambda im, r=reader: [(d.value, d.box) for d in r.read(im)], val)
+            log.info("held-out train photos, %d views: %s", views, report.as_dict())
     return 0
 
 

@@ -60,8 +60,11 @@ class DiceReader:
     `read_threshold` on the probability of the best value (below it the die counts as cocked),
     `max_aspect` on the box's long/short side ratio (above it, cocked). `outline_long` and
     `outline_aspect`: a die whose body outline (see `body_outline`) is longer than that many die
-    sizes AND that much longer than wide shows a side face, so it is cocked. `views` (1, 2 or 4)
-    averages the classifier over that many quarter-turns of each crop: steadier, but slower.
+    sizes AND that much longer than wide shows a side face, so it is cocked. `views` (1, 2, 4
+    or 8) averages the classifier over that many quarter-turns (8: and their mirror images) of
+    each crop whose first view is unsure, i.e. whose most likely class has a probability below
+    `sure`: a die's value does not change when it turns, and averaging steadies the crops that
+    are hard, while the many easy crops cost one view only.
     """
 
     def __init__(
@@ -76,6 +79,7 @@ class DiceReader:
         outline_long: float = 1.37,
         outline_aspect: float = 1.1,
         views: int = 1,
+        sure: float = 1.0,
     ) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
         self._detector = _load_net(folder / dm.DETECTOR_FILE.name)
@@ -90,9 +94,10 @@ class DiceReader:
         self.max_aspect = max_aspect
         self.outline_long = outline_long
         self.outline_aspect = outline_aspect
-        if views not in (1, 2, 4):
-            raise ValueError(f"views must be 1, 2 or 4, got {views}")
+        if views not in VIEW_TURNS:
+            raise ValueError(f"views must be one of {sorted(VIEW_TURNS)}, got {views}")
         self.views = views
+        self.sure = sure
 
     def read(self, image_bgr: np.ndarray, mask: np.ndarray | None = None) -> list[DieReading]:
         """The dice in the image, highest confidence first.
@@ -113,12 +118,29 @@ class DiceReader:
         crops = [
             dm.crop_die(image, c.cx, c.cy, dm.crop_side(c.width, c.height)) for c in candidates
         ]
-        turns = (0, 2, 1, 3)[: self.views]
-        batch = [np.rot90(crop, k) for k in turns for crop in crops]
-        self._classifier.setInput(dm.to_blob(batch))
-        logits = self._classifier.forward().reshape(self.views, len(crops), dm.NUM_CLASSES)
-        probs = dm.softmax(logits).mean(axis=0)
-        return self._choose(image, candidates, probs)
+        return self._choose(image, candidates, self.classify(crops))
+
+    def classify(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Class probabilities (not-a-die, 1..6) of classifier crops, one row per crop.
+
+        Every crop is seen once; the unsure ones (see the class doc) again in the other views,
+        and their probabilities are the mean over all views.
+        """
+        probs = self._forward(crops)
+        if self.views == 1:
+            return probs
+        unsure = np.flatnonzero(probs.max(axis=1) < self.sure)
+        if len(unsure) == 0:
+            return probs
+        others = VIEW_TURNS[self.views][1:]
+        batch = [_turned(crops[i], turn) for turn in others for i in unsure.tolist()]
+        more = self._forward(batch).reshape(len(others), len(unsure), dm.NUM_CLASSES)
+        probs[unsure] = (probs[unsure] + more.sum(axis=0)) / self.views
+        return probs
+
+    def _forward(self, crops: list[np.ndarray]) -> np.ndarray:
+        self._classifier.setInput(dm.to_blob(crops))
+        return dm.softmax(self._classifier.forward().reshape(len(crops), dm.NUM_CLASSES))
 
     def detect(self, image: np.ndarray) -> list[dm.Candidate]:
         """Stage 1 alone: the detector's candidates in a BGR image, before any are rejected."""
@@ -177,7 +199,6 @@ class DiceReader:
         kept.sort(key=lambda r: -r.confidence)
         return kept
 
-
     def _shows_side_face(self, image: np.ndarray, c: dm.Candidate) -> bool:
         """True when the die's body outline is elongated and longer than a flat die's face."""
         long, short = body_outline(image, c.cx, c.cy, self.die_size_px)
@@ -186,6 +207,20 @@ class DiceReader:
             and OUTLINE_MIN_SHORT <= short <= OUTLINE_MAX_SHORT
             and long >= self.outline_aspect * short
         )
+
+
+#: The views of a crop for each `views` setting: (quarter-turns, mirrored), the plain crop first.
+VIEW_TURNS: dict[int, tuple[tuple[int, bool], ...]] = {
+    1: ((0, False),),
+    2: ((0, False), (2, False)),
+    4: ((0, False), (2, False), (1, False), (3, False)),
+    8: tuple((k, m) for m in (False, True) for k in (0, 2, 1, 3)),
+}
+
+
+def _turned(crop: np.ndarray, view: tuple[int, bool]) -> np.ndarray:
+    turns, mirrored = view
+    return np.rot90(crop[:, ::-1] if mirrored else crop, turns)
 
 
 #: A body outline this many die sizes long has run into a background of the die's colour: no

@@ -133,7 +133,7 @@ class DiceReader:
         if len(unsure) == 0:
             return probs
         others = VIEW_TURNS[self.views][1:]
-        batch = [_turned(crops[i], turn) for turn in others for i in unsure.tolist()]
+        batch = [turned_view(crops[i], turn) for turn in others for i in unsure.tolist()]
         more = self._forward(batch).reshape(len(others), len(unsure), dm.NUM_CLASSES)
         probs[unsure] = (probs[unsure] + more.sum(axis=0)) / self.views
         return probs
@@ -218,7 +218,8 @@ VIEW_TURNS: dict[int, tuple[tuple[int, bool], ...]] = {
 }
 
 
-def _turned(crop: np.ndarray, view: tuple[int, bool]) -> np.ndarray:
+def turned_view(crop: np.ndarray, view: tuple[int, bool]) -> np.ndarray:
+    """One view of a crop (an entry of `VIEW_TURNS`): mirrored left-right, then turned."""
     turns, mirrored = view
     return np.rot90(crop[:, ::-1] if mirrored else crop, turns)
 

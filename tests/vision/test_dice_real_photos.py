@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import cv2
+import numpy as np
 import pytest
 
 from tests.vision.dice_requirements import DATA, needs_data, needs_model
-from vision.dice import DiceReader, DieReading, read_dice
+from vision import dice_model as dm
+from vision.dice import VIEW_TURNS, DiceReader, DieReading, read_dice, turned_view
 from vision.dice_eval import evaluate, load_labels, score_image
 
 pytestmark = [needs_data, needs_model]
@@ -67,3 +71,43 @@ def test_mask_drops_dice_outside_it() -> None:
     assert readings, "expected dice in the left half"
     assert all((r.box[0] + r.box[2]) / 2 < image.shape[1] // 2 + 1 for r in readings)
     assert len(readings) >= len(left_labels)
+
+
+@pytest.fixture(scope="module")
+def die_crops() -> list:
+    """Classifier crops of the labelled dice of one test photo, plus blends of two dice (unsure
+    crops: half one value, half another)."""
+    item = max(load_labels(DATA, "test"), key=lambda it: len(it.dice))
+    image = cv2.imread(str(item.path))
+    crops = [
+        dm.crop_die(image, (x0 + x1) / 2, (y0 + y1) / 2, dm.crop_side(x1 - x0, y1 - y0))
+        for x0, y0, x1, y1 in (d.box for d in item.dice)
+    ]
+    blends = [cv2.addWeighted(a, 0.5, b, 0.5, 0) for a, b in itertools.pairwise(crops)]
+    return crops + blends
+
+
+@pytest.mark.parametrize("views", [4, 8])
+def test_all_views_make_the_reading_independent_of_turns(die_crops, views: int) -> None:
+    """Quarter-turns (and with 8 views mirror images) of a crop get the same probabilities."""
+    reader = DiceReader(views=views, sure=2.0)
+    base = reader.classify(die_crops)
+    turned = reader.classify([np.rot90(c) for c in die_crops])
+    assert np.allclose(base, turned, atol=1e-5), np.abs(base - turned).max()
+    if views == 8:
+        mirrored = reader.classify([np.ascontiguousarray(c[:, ::-1]) for c in die_crops])
+        assert np.allclose(base, mirrored, atol=1e-5), np.abs(base - mirrored).max()
+
+
+def test_only_unsure_crops_get_the_extra_views(die_crops) -> None:
+    one_view = DiceReader(views=1)
+    single = one_view.classify(die_crops)
+    sure = single.max(axis=1) >= 0.9
+    assert sure.any() and not sure.all(), single.max(axis=1)
+    every_view = np.mean(
+        [one_view.classify([turned_view(c, view) for c in die_crops]) for view in VIEW_TURNS[8]],
+        axis=0,
+    )
+    got = DiceReader(views=8, sure=0.9).classify(die_crops)
+    assert np.allclose(got[sure], single[sure], atol=1e-6)
+    assert np.allclose(got[~sure], every_view[~sure], atol=1e-5)

@@ -233,8 +233,13 @@ def train_detector(real: list[Sample], rendered: list[Sample], steps: int, batch
     return net.eval()
 
 
-def classifier_example(s: Sample, rng: random.Random, kind: str) -> tuple[np.ndarray, int]:
-    """A crop as the reader would take it: a jittered die (its value) or a negative (0)."""
+def classifier_example(s: Sample, rng: random.Random, kind: str,
+                       tilt: float = 0.0) -> tuple[np.ndarray, int]:
+    """A crop as the reader would take it: a jittered die (its value) or a negative (0).
+
+    With `tilt` > 0, half the crops are also seen through a random perspective (each corner
+    moved by up to `tilt` crop sides), as the camera sees dice off the centre of its view.
+    """
     h, w = s.image.shape[:2]
     sizes = np.maximum(s.boxes[:, 2] - s.boxes[:, 0], s.boxes[:, 3] - s.boxes[:, 1])
     centres = np.stack([s.boxes[:, [0, 2]].mean(1), s.boxes[:, [1, 3]].mean(1)], 1)
@@ -267,14 +272,22 @@ def classifier_example(s: Sample, rng: random.Random, kind: str) -> tuple[np.nda
     if label == dm.NOT_A_DIE and len(sizes):
         d = np.hypot(centres[:, 0] - cx, centres[:, 1] - cy)
         if (d < 0.45 * sizes).any():
-            return classifier_example(s, rng, "background")
+            return classifier_example(s, rng, "background", tilt)
     side = dm.crop_side(size, size)
     m = dm.crop_matrix(cx, cy, side, rng.uniform(0, 360))
     if rng.random() < 0.5:
         m[0] = -m[0]
         m[0, 2] += dm.CROP_SIZE
-    crop = cv2.warpAffine(s.image, m, (dm.CROP_SIZE, dm.CROP_SIZE), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+    if tilt > 0 and rng.random() < 0.5:
+        corners = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]) * dm.CROP_SIZE
+        moved = corners + np.float32(
+            [[rng.uniform(-tilt, tilt) * dm.CROP_SIZE for _ in range(2)] for _ in range(4)])
+        view = cv2.getPerspectiveTransform(corners, moved) @ np.vstack([m, [0.0, 0.0, 1.0]])
+        crop = cv2.warpPerspective(s.image, view, (dm.CROP_SIZE, dm.CROP_SIZE),
+                                   flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    else:
+        crop = cv2.warpAffine(s.image, m, (dm.CROP_SIZE, dm.CROP_SIZE), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
     return colour_jitter(crop, rng, allow_invert=True), label
 
 
@@ -322,7 +335,8 @@ def freeze_batch_norms(net: nn.Module) -> None:
 
 
 def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, batch: int,
-                     seed: int, lr: float = 3e-3, init: Path | None = None) -> nn.Module:
+                     seed: int, lr: float = 3e-3, init: Path | None = None,
+                     tilt: float = 0.0) -> nn.Module:
     """Train (or, from `init`, fine-tune) the crop classifier with a one-cycle learning rate."""
     rng = random.Random(seed)
     net = make_classifier() if init is None else load_classifier_onnx(init)
@@ -335,7 +349,7 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
     start = time.time()
     for step in range(steps):
         picks = [(pick(real, rendered, rng, 0.1), rng.choice(kinds)) for _ in range(batch)]
-        exs = [classifier_example(s, rng, kind) for s, kind in picks]
+        exs = [classifier_example(s, rng, kind, tilt) for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         y = torch.tensor([e[1] for e in exs])
         out = net(x)
@@ -387,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classifier-batch", type=int, default=128)
     parser.add_argument("--classifier-lr", type=float, default=3e-3,
                         help="peak learning rate of the classifier's one-cycle schedule")
+    parser.add_argument("--tilt", type=float, default=0.0,
+                        help="perspective augmentation of classifier crops (corner shift, sides)")
     parser.add_argument("--init-classifier", type=Path,
                         help="fine-tune this exported classifier (.onnx) instead of starting anew")
     parser.add_argument("--rendered", type=int, default=300,
@@ -412,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     log.info("%d hard negatives mined", mine_hard_negatives(detector_file, samples + rendered))
     classifier = train_classifier(samples, rendered, args.classifier_steps,
                                   args.classifier_batch, args.seed, args.classifier_lr,
-                                  args.init_classifier)
+                                  args.init_classifier, args.tilt)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / dm.CLASSIFIER_FILE.name, {0: "batch"})
     if val:

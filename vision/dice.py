@@ -65,7 +65,10 @@ class DiceReader:
     or 8) averages the classifier over that many quarter-turns (8: and their mirror images) of
     each crop whose first view is unsure, i.e. whose most likely class has a probability below
     `sure`: a die's value does not change when it turns, and averaging steadies the crops that
-    are hard, while the many easy crops cost one view only.
+    are hard, while the many easy crops cost one view only. A candidate whose centre lies in an
+    accepted die's box shrunk by `duplicate_box` is that die again and dropped; outside it, it is
+    a die of its own (dice leaning on each other overlap in the photo, so a neighbour's centre can
+    lie near the corner of the other's box).
     """
 
     def __init__(
@@ -79,8 +82,9 @@ class DiceReader:
         max_aspect: float = 1.5,
         outline_long: float = 1.37,
         outline_aspect: float = 1.1,
-        views: int = 1,
-        sure: float = 1.0,
+        views: int = 8,
+        sure: float = 0.9,
+        duplicate_box: float = 0.8,
     ) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
         self._detector = _load_net(folder / dm.DETECTOR_FILE.name)
@@ -99,6 +103,7 @@ class DiceReader:
             raise ValueError(f"views must be one of {sorted(VIEW_TURNS)}, got {views}")
         self.views = views
         self.sure = sure
+        self.duplicate_box = duplicate_box
 
     def read(self, image_bgr: np.ndarray, mask: np.ndarray | None = None) -> list[DieReading]:
         """The dice in the image, highest confidence first.
@@ -178,7 +183,7 @@ class DiceReader:
             c = candidates[i]
             if p_die[i] < self.die_threshold:
                 continue
-            if any(_inside(c.cx, c.cy, r.box) for r in kept):
+            if any(_inside(c.cx, c.cy, r.box, self.duplicate_box) for r in kept):
                 continue
             box = (
                 max(0, round(c.cx - c.width / 2)),
@@ -307,8 +312,11 @@ def _body_colour(pixels: np.ndarray) -> np.ndarray:
     return np.median(pixels[dark] if 2 * dark.sum() >= len(dark) else pixels[~dark], axis=0)
 
 
-def _inside(x: float, y: float, box: tuple[int, int, int, int]) -> bool:
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+def _inside(x: float, y: float, box: tuple[int, int, int, int], shrink: float) -> bool:
+    """True when (x, y) lies in `box` shrunk by `shrink` around its centre."""
+    half_w, half_h = shrink * (box[2] - box[0]) / 2, shrink * (box[3] - box[1]) / 2
+    mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return abs(x - mx) <= half_w and abs(y - my) <= half_h
 
 
 def _load_net(path: Path) -> cv2.dnn.Net:

@@ -103,6 +103,8 @@ class DiceReader:
             raise ValueError(f"views must be one of {sorted(VIEW_TURNS)}, got {views}")
         self.views = views
         self.sure = sure
+        if not 0.0 < duplicate_box <= 1.0:
+            raise ValueError(f"duplicate_box must lie in (0, 1], got {duplicate_box}")
         self.duplicate_box = duplicate_box
 
     def read(self, image_bgr: np.ndarray, mask: np.ndarray | None = None) -> list[DieReading]:

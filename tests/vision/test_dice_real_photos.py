@@ -111,3 +111,12 @@ def test_only_unsure_crops_get_the_extra_views(die_crops) -> None:
     got = DiceReader(views=8, sure=0.9).classify(die_crops)
     assert np.allclose(got[sure], single[sure], atol=1e-6)
     assert np.allclose(got[~sure], every_view[~sure], atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("setting", "words"),
+    [({"views": 3}, "views must be one of"), ({"duplicate_box": 0.0}, "duplicate_box")],
+)
+def test_reader_settings_out_of_range_are_rejected_by_name(setting: dict, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        DiceReader(**setting)

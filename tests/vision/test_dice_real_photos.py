@@ -28,14 +28,16 @@ def test_test_split_has_the_documented_size(split_report) -> None:
     assert split_report.dice > 250
 
 
-# Issue 5 asks for 99 % per die and 90 % of images; the committed model reaches 97.1 % and 84 %
-# (docs/vision-dice.md). These pin what it reaches, so a worse model fails here.
-def test_per_die_accuracy_on_test_split_at_least_96_percent(split_report) -> None:
-    assert split_report.die_accuracy >= 0.96, split_report.as_dict()
+# Issue 5 asks for 99 % per die, 90 % of images and at most 0.05 false dice per image. The
+# committed model and reader reach 98.4 % per die, 90 % of images and 0.02 false dice
+# (docs/vision-dice.md): the image and false-dice goals are asserted as such; the per-die goal is
+# not reached, so that test pins the level reached and a worse model fails it.
+def test_per_die_accuracy_on_test_split_at_least_98_percent(split_report) -> None:
+    assert split_report.die_accuracy >= 0.98, split_report.as_dict()
 
 
-def test_whole_image_accuracy_on_test_split_at_least_80_percent(split_report) -> None:
-    assert split_report.image_accuracy >= 0.80, split_report.as_dict()
+def test_whole_image_accuracy_on_test_split_meets_the_90_percent_goal(split_report) -> None:
+    assert split_report.image_accuracy >= 0.90, split_report.as_dict()
 
 
 def test_false_dice_per_image_on_test_split_at_most_005(split_report) -> None:

@@ -194,6 +194,7 @@ class GameBots:
         self.before: Board = self.board
         self.injected = False
         self.correcting = False
+        self.flagged: Board | None = None  # the board the table last called illegal
         self.over = False
 
     @property
@@ -212,6 +213,22 @@ class GameBots:
         pos = self._maedn_position(seat)
         die = self.dice[0]
         return [pos.after(die, move).to_board() for move in pos.legal_moves(die)]
+
+    def choose(self, seat: int, boards: list[Board], rng: random.Random) -> Board:
+        """The play a bot makes. Mensch bots play with purpose, as people do (capture, run the
+        leading piece home): four random players take several times as many turns to finish,
+        which an evening through rendered frames cannot afford. Backgammon bots play at random."""
+        if self.game.game == "backgammon":
+            return rng.choice(boards)
+
+        def progress(board: Board) -> tuple[int, int]:
+            assert isinstance(board, MaednBoard)
+            mine = board.pieces[seat]
+            theirs = sum(p + 1 for s, pcs in enumerate(board.pieces) if s != seat for p in pcs)
+            return sum(p + 1 for p in mine) - theirs, max(mine)
+
+        best = max(progress(b) for b in boards)
+        return rng.choice([b for b in boards if progress(b) == best])
 
     def _bg_position(self, seat: int) -> Any:
         b = self.board
@@ -352,11 +369,12 @@ class SimulatedTable:
                 case Illegal():
                     if bots.injected:
                         self.stats.illegal_flagged += 1
-                    else:
+                    elif bots.flagged != bots.board:  # not the same wrong board named again
                         self.stats.legal_flagged += 1
                         log.warning("a legal play was flagged: %s", signal.reason_en)
                     bots.injected = False
                     bots.correcting = True
+                    bots.flagged = bots.board
                 case PlayAccepted():
                     self.stats.plays += 1
                     if bots.injected:
@@ -414,7 +432,7 @@ class SimulatedTable:
         if not bots.correcting:
             bots.before = bots.board
         legal = bots.legal_boards(seat)
-        choice = self.rng.choice(legal) if legal else bots.board
+        choice = bots.choose(seat, legal, self.rng) if legal else bots.board
         if not bots.correcting and self.rng.random() < self.rates["illegal"]:
             wrong = bots.illegal_board(seat)
             if wrong is not None:

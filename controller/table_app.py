@@ -164,7 +164,7 @@ class ObservationEvents:
         dice = dice_of(stable) if self.physical_dice else ()
         if not dice:
             self.dice = ()
-        elif dice != self.dice:
+        elif sorted(dice) != sorted(self.dice):  # two dice side by side may swap places
             self.dice = dice
             out.append(
                 DiceObserved(
@@ -767,18 +767,28 @@ class GameVision:
         self,
         settle_s: float,
         calibration_for: Callable[[NewGame, np.ndarray], Any],
+        skip_still_frames: bool = True,
     ) -> None:
+        from vision.change_gate import ChangeGate
+
         self.settle_s = settle_s
         self.calibration_for = calibration_for
         self.event: NewGame | None = None
         self.reader: Any = None
         self.stabilizer: Any = None
+        self.gate = ChangeGate() if skip_still_frames else None
+        self.last: Any = None  # the reading of the last frame read
+        self.frames_read = 0
+        self.frames_skipped = 0
 
     def start_game(self, event: NewGame) -> None:
         from vision.stabilizer import Stabilizer
 
         self.event = event
         self.reader = None
+        self.last = None
+        if self.gate is not None:
+            self.gate.forget()
         self.stabilizer = Stabilizer(settle_s=self.settle_s)
 
     def observe(self, image: np.ndarray, t: float) -> tuple[Any, Any | None]:
@@ -789,7 +799,15 @@ class GameVision:
 
             calibration = self.calibration_for(self.event, image)
             self.reader = FrameReader(calibration, players=self.event.players)
-        observation = self.reader.read(image)
+        gate = self.gate
+        if gate is not None and self.last is not None and gate.unchanged(image):
+            self.frames_skipped += 1
+            observation = self.last
+        else:
+            self.frames_read += 1
+            observation = self.last = self.reader.read(image)
+            if gate is not None:
+                gate.read_done(image)
         return observation, self.stabilizer.feed(observation, t)
 
 
@@ -995,6 +1013,7 @@ def build_app(
         meta = {"game": str(config.simulation.games[0]) if config.simulated else
                 f"{config.game.game}/{config.game.variant}/{config.game.players}",
                 "simulated": config.simulated, "settle_ms": config.camera.settle_ms,
+                "skip_still_frames": config.camera.skip_still_frames,
                 "config": config.source}
         recorder = stack.enter_context(SessionRecorder(record, record_every, meta))
         if not config.simulated:
@@ -1005,7 +1024,7 @@ def build_app(
         listeners.append(recorder)
     settle_s = config.camera.settle_ms / 1000.0
     calibration = calibrate_from_frame if config.simulated else calibration_files(config)
-    vision = GameVision(settle_s, calibration)
+    vision = GameVision(settle_s, calibration, config.camera.skip_still_frames)
     die = random.Random(config.simulation.seed) if config.simulated else random.SystemRandom()
     pipeline = TablePipeline(
         referee,
@@ -1130,4 +1149,5 @@ def replay_pipeline(folder: str | Path) -> TablePipeline:
         def calibration(event: NewGame, image: np.ndarray) -> Any:
             return Calibration.load(Path(folder) / f"calibration-{event.game}.json")
 
-    return TablePipeline(Referee(), GameVision(settle_s, calibration))
+    skip = bool(meta.get("skip_still_frames", True))
+    return TablePipeline(Referee(), GameVision(settle_s, calibration, skip))

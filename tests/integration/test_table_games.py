@@ -51,7 +51,7 @@ def _play(game: SimulatedGame, size: tuple[int, int], seed: int) -> tuple[Any, C
     pipeline = TablePipeline(Referee(), GameVision(0.3, calibrate_from_frame), listeners=[seen])
     table = SimulatedTable(
         (game,), SceneRenderer(*size, seed=seed), fps=15, settle_s=0.3, seed=seed,
-        illegal_rate=0.15, hand_rate=0.3, cocked_rate=0.1, max_turns=400,
+        illegal_rate=0.15, hand_rate=0.3, cocked_rate=0.1, max_turns=2000,
     )
     app = TableApp(config, pipeline, simulation=table)
     app.run()

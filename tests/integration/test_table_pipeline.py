@@ -76,6 +76,18 @@ def test_same_dice_thrown_again_after_the_tray_sensor_are_a_new_roll() -> None:
     assert conv.update(seen, seen, 0.9) == [DiceObserved((4, 4), (False, False), t=0.9)]
 
 
+def test_two_dice_that_swap_places_in_the_reading_are_not_a_new_roll() -> None:
+    conv = ObservationEvents()
+    seen = _seen(START, (5, 3))
+    conv.update(seen, seen, 0.3)
+    # Side by side, a pixel's difference in the boxes reverses the left-to-right order.
+    swapped = _seen(START, (3, 5))
+    assert conv.update(swapped, swapped, 0.6) == []
+    assert conv.update(_seen(START, (3, 6)), _seen(START, (3, 6)), 0.9) == [
+        DiceObserved((3, 6), (False, False), t=0.9)
+    ]
+
+
 def test_cocked_die_is_flagged_not_read() -> None:
     conv = ObservationEvents()
     seen = _seen(START, (6, 2), cocked=1)

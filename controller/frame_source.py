@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -488,6 +489,14 @@ _worker_renderer: SceneRenderer | None = None
 def _start_worker(width: int, height: int, seed: int) -> None:
     global _worker_renderer
     _worker_renderer = SceneRenderer(width, height, seed)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A render worker of a table program that was killed (SIGKILL, power) must not linger."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
 
 
 def _render_in_worker(scene: Scene) -> np.ndarray:

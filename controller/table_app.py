@@ -42,6 +42,7 @@ from controller.events import (
     Event,
     MaednBoard,
     NewGame,
+    PlayUnseen,
     ViewBlocked,
 )
 from controller.frame_source import (
@@ -357,14 +358,14 @@ class CameraLostMode:
     """Without a camera the dice come from the roll button and the players confirm them.
 
     The table draws the dice (a fair random source), shows them, and sends them to the referee
-    when the seat on turn presses done. Moves cannot be seen: a done pressed for a move is held
-    back and delivered as soon as the camera reads a stable board again.
+    when the seat on turn presses done. Moves cannot be seen: done after a move passes the turn
+    unjudged (`PlayUnseen`); once the camera is back, the board it shows before the next roll
+    becomes the position, and judging goes on from there.
     """
 
     dice_count: int
     rng: random.Random = field(default_factory=random.SystemRandom)
     proposed: tuple[int, ...] = ()
-    held_done: ButtonPressed | None = None
 
     def button(self, event: ButtonPressed, expect: str | None) -> tuple[list[Event], list[Signal]]:
         """(events for the referee, signals for the table) for one button press."""
@@ -376,8 +377,7 @@ class CameraLostMode:
             dice, self.proposed = self.proposed, ()
             return [DiceObserved(values=dice, t=event.t)], []
         if event.name == "done" and expect in ("move", "correct_board"):
-            self.held_done = event
-            return [], []
+            return [PlayUnseen(seat=event.seat, t=event.t)], []
         return [event], []
 
 
@@ -409,7 +409,6 @@ class TableApp:
         self.lost: CameraLostMode | None = None
         self.stop = threading.Event()
         self._failed_sinks: set[int] = set()
-        self._held_done: ButtonPressed | None = None
         self._vision_failed = False
         self.outputs: TableOutputs | None = None  # set by build_app, for tests and the view
         self.devices: Any = None
@@ -504,23 +503,14 @@ class TableApp:
         self._vision_failed = False
         self.show(self._camera_back())
         self.show(signals)
-        self._deliver_held_done()
         return True
 
     def _camera_back(self) -> list[Signal]:
         if self.lost is None:
             return []
-        self._held_done = self.lost.held_done
         self.lost = None
         self.pipeline.observations.board = None  # the next stable board is news to the referee
         return self.pipeline.announce([notice(CAMERA_BACK)])
-
-    def _deliver_held_done(self) -> None:
-        held = self._held_done
-        if held is None or self.pipeline.observations.board is None:
-            return
-        self._held_done = None
-        self.show(self.pipeline.handle(ButtonPressed(held.name, held.seat, t=self.clock())))
 
     def _watch_inputs(self, t: float) -> list[Signal]:
         devices = self.devices

@@ -116,7 +116,7 @@ class SimulationConfig:
     illegal_rate: float = 0.1
     hand_rate: float = 0.2
     cocked_rate: float = 0.05
-    max_turns: int = 600
+    max_turns: int = 3000
 
 
 @dataclass(frozen=True, slots=True)

@@ -147,6 +147,8 @@ class SimulationStats:
     legal_flagged: int = 0
     hands: int = 0
     cocked: int = 0
+    rolls: int = 0  # throws of physical dice
+    dice_misread: int = 0  # rolls the table accepted with other values than those thrown
     frames: int = 0
     lost_games: list[str] = field(default_factory=list)
     illegal_kinds: dict[str, int] = field(default_factory=dict)
@@ -191,7 +193,8 @@ class GameBots:
             self._maedn = maedn
             self.options = maedn.Options.preset(game.variant)
             self.board = maedn.Position.initial(game.players, self.options).to_board()
-        self.dice: tuple[int, ...] = ()
+        self.dice: tuple[int, ...] = ()  # the dice the table accepted: the bots play these
+        self.thrown: tuple[int, ...] = ()  # the dice lying on the table
         self.before: Board = self.board
         self.injected = False
         self.correcting = False
@@ -203,7 +206,7 @@ class GameBots:
         return electronic_die_game(NewGame(self.game.game, self.game.variant))
 
     def scene(self, hand: bool = False, cocked: tuple[bool, ...] = ()) -> Scene:
-        dice = () if self.electronic_die else self.dice
+        dice = () if self.electronic_die else self.thrown
         return Scene(self.board, dice, cocked or tuple(False for _ in dice), hand)
 
     def legal_boards(self, seat: int) -> list[Board]:
@@ -367,6 +370,9 @@ class SimulatedTable:
             match signal:
                 case DiceAccepted():
                     bots.dice = tuple(signal.values)
+                    if bots.thrown and sorted(bots.dice) != sorted(bots.thrown):
+                        self.stats.dice_misread += 1
+                        log.warning("dice %s read as %s", bots.thrown, bots.dice)
                 case Illegal():
                     if bots.injected:
                         self.stats.illegal_flagged += 1
@@ -419,7 +425,8 @@ class SimulatedTable:
             self._plan.append(_Press(ButtonPressed("roll", seat=seat)))
             return
         count = 2 if bots.game.game == "backgammon" else 1
-        bots.dice = tuple(self.rng.randint(1, 6) for _ in range(count))
+        bots.dice = bots.thrown = tuple(self.rng.randint(1, 6) for _ in range(count))
+        self.stats.rolls += 1
         cocked: tuple[bool, ...] = ()
         if self.rng.random() < self.rates["cocked"]:
             self.stats.cocked += 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import math
 import os
 import queue
 import random
@@ -133,18 +134,40 @@ def dice_of(observation: Any) -> tuple[tuple[int, bool], ...]:
     return tuple((int(d.value or 0), bool(d.cocked or d.value is None)) for d in readings)
 
 
+Place = tuple[float, float, float]  # a die's centre x, y and size in pixels
+
+
+def places_of(observation: Any) -> tuple[Place, ...]:
+    """Where the dice of an Observation lie, in the order of `dice_of`."""
+    readings = sorted(getattr(observation, "dice", ()) or (), key=lambda d: tuple(d.box))
+    return tuple(
+        ((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2, max(d.box[2] - d.box[0], 1))
+        for d in readings
+    )
+
+
+def any_die_stayed(now: Sequence[Place], before: Sequence[Place]) -> bool:
+    """True when some die lies where a die lay before (within half a die): the same throw."""
+    return any(
+        math.dist(a[:2], b[:2]) < 0.5 * max(a[2], b[2]) for a in now for b in before
+    )
+
+
 @dataclass
 class ObservationEvents:
     """Turns the stream of Observations into the few events the referee needs.
 
     The referee gets `ViewBlocked` once when a hand covers the board, `BoardObserved` when the
     stable board changed (and again after every block, so it knows the hand is gone), and
-    `DiceObserved` when new dice come to rest. Dice that stay on the board while a player moves
-    are not sent again; dice that are picked up and thrown again are, even with the same values.
+    `DiceObserved` when new dice come to rest. A die cannot change its face without moving:
+    while any die lies where one lay before, it is the same throw (a reading that changes there
+    is a misread, and two dice side by side may swap order); dice that all lie somewhere new, or
+    any dice after the tray sensor felt a throw, are a new roll, even with the same values.
     """
 
     board: Any = None
     dice: tuple[tuple[int, bool], ...] = ()
+    places: tuple[Place, ...] = ()
     blocked: bool = False
     physical_dice: bool = True  # False with the electronic die (`vegas`): nothing to read
 
@@ -163,10 +186,11 @@ class ObservationEvents:
             self.blocked = False
             out.append(BoardObserved(board=board, t=t))
         dice = dice_of(stable) if self.physical_dice else ()
+        places = places_of(stable) if dice else ()
         if not dice:
-            self.dice = ()
-        elif sorted(dice) != sorted(self.dice):  # two dice side by side may swap places
-            self.dice = dice
+            self.dice, self.places = (), ()
+        elif not self.dice or not any_die_stayed(places, self.places):
+            self.dice, self.places = dice, places
             out.append(
                 DiceObserved(
                     values=tuple(v for v, _ in dice),
@@ -178,7 +202,7 @@ class ObservationEvents:
 
     def forget_dice(self) -> None:
         """The tray sensor felt a throw: whatever comes to rest next is a new roll."""
-        self.dice = ()
+        self.dice, self.places = (), ()
 
 
 InputKey = tuple[str, str, int | None]
@@ -1116,7 +1140,7 @@ def simulation_summary(stats: Any) -> str:
     lines = [
         f"games {stats.games}: finished {stats.finished}, stuck {stats.lost}",
         f"plays accepted {stats.plays}, frames {stats.frames}, hands {stats.hands}, "
-        f"cocked dice {stats.cocked}",
+        f"cocked dice {stats.cocked}, rolls {stats.rolls} (read wrong {stats.dice_misread})",
         f"illegal plays injected {stats.illegal_injected}: flagged {stats.illegal_flagged}, "
         f"missed {stats.illegal_missed}; legal plays flagged {stats.legal_flagged}",
     ]

@@ -51,7 +51,7 @@ def _play(game: SimulatedGame, size: tuple[int, int], seed: int, illegal: float,
     return table.stats, seen
 
 
-def _check(stats: Any, seen: Collector) -> None:
+def _check(stats: Any, seen: Collector, cocked_flagged: float) -> None:
     assert stats.finished == 1 and stats.lost == 0, stats.lost_games
     assert stats.illegal_injected >= 3
     assert stats.illegal_flagged == stats.illegal_injected
@@ -63,9 +63,12 @@ def _check(stats: Any, seen: Collector) -> None:
     assert stats.hands > 0 and any(isinstance(e, ViewBlocked) for e in seen.events)
     assert stats.cocked > 0
     # A cocked die the reader takes for a flat one is read with a value (issue 5: the cocked
-    # check flags about 85 % of rendered cocked dice); a re-roll is never asked without one.
+    # check flags about 85 % of rendered cocked dice on the backgammon felt, about 60 % on the
+    # Mensch board); a re-roll is never asked without one.
     rerolls = sum(isinstance(s, Reroll) for s in seen.signals)
-    assert 0.8 * stats.cocked <= rerolls <= stats.cocked
+    assert cocked_flagged * stats.cocked <= rerolls <= stats.cocked
+    # Rolls read with other values than thrown: the table judges by what it read.
+    assert stats.dice_misread <= 0.05 * stats.rolls
     assert sum(isinstance(s, PlayAccepted) for s in seen.signals) == stats.plays
     assert isinstance([s for s in seen.signals if isinstance(s, GameOver)][-1], GameOver)
 
@@ -73,7 +76,7 @@ def _check(stats: Any, seen: Collector) -> None:
 def test_standard_backgammon_game_through_rendered_frames() -> None:
     stats, seen = _play(SimulatedGame("backgammon", "standard", 2), (960, 540), seed=11,
                         illegal=0.15, hand=0.3, cocked=0.15)
-    _check(stats, seen)
+    _check(stats, seen, cocked_flagged=0.8)
     over = [s for s in seen.signals if isinstance(s, GameOver)][-1]
     assert over.result in ("single", "gammon", "backgammon")
 
@@ -81,7 +84,7 @@ def test_standard_backgammon_game_through_rendered_frames() -> None:
 def test_four_player_hofer_mensch_game_through_rendered_frames() -> None:
     stats, seen = _play(SimulatedGame("maedn", "hofer", 4), (960, 540), seed=103,
                         illegal=0.1, hand=0.2, cocked=0.05)
-    _check(stats, seen)
+    _check(stats, seen, cocked_flagged=0.5)
     over = [s for s in seen.signals if isinstance(s, GameOver)][-1]
     assert len(over.order) >= 3 and len(set(over.order)) == len(over.order)
     assert set(over.order) <= {0, 1, 2, 3}

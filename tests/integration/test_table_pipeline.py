@@ -35,10 +35,12 @@ START = bg.Position.initial(bg.Options.preset("standard")).to_board()
 
 
 def _seen(
-    board: BackgammonBoard | None, dice: tuple[int, ...] = (), cocked: int = -1
+    board: BackgammonBoard | None, dice: tuple[int, ...] = (), cocked: int = -1, at: int = 0
 ) -> Observation:
+    """An Observation with 30-pixel dice side by side, starting `at` pixels to the right."""
     readings = tuple(
-        DieReading(None if i == cocked else v, (100 * i, 10, 100 * i + 30, 40), 0.9, i == cocked)
+        DieReading(None if i == cocked else v, (at + 100 * i, 10, at + 100 * i + 30, 40), 0.9,
+                   i == cocked)
         for i, v in enumerate(dice)
     )
     return Observation(board=board, dice=readings, blocked=False, confidence=0.9)
@@ -76,16 +78,18 @@ def test_same_dice_thrown_again_after_the_tray_sensor_are_a_new_roll() -> None:
     assert conv.update(seen, seen, 0.9) == [DiceObserved((4, 4), (False, False), t=0.9)]
 
 
-def test_two_dice_that_swap_places_in_the_reading_are_not_a_new_roll() -> None:
+def test_dice_lying_where_they_lay_are_the_same_throw_whatever_is_read() -> None:
     conv = ObservationEvents()
     seen = _seen(START, (5, 3))
     conv.update(seen, seen, 0.3)
-    # Side by side, a pixel's difference in the boxes reverses the left-to-right order.
-    swapped = _seen(START, (3, 5))
-    assert conv.update(swapped, swapped, 0.6) == []
-    assert conv.update(_seen(START, (3, 6)), _seen(START, (3, 6)), 0.9) == [
-        DiceObserved((3, 6), (False, False), t=0.9)
-    ]
+    # Side by side, a pixel's difference in the boxes reverses the left-to-right order; and a
+    # die cannot change its face without moving, so a different reading there is a misread.
+    for values in ((3, 5), (5, 6)):
+        again = _seen(START, values, at=4)
+        assert conv.update(again, again, 0.6) == []
+    # Thrown again (without a tray sensor): all dice somewhere new, even with the same values.
+    thrown = _seen(START, (5, 3), at=500)
+    assert conv.update(thrown, thrown, 0.9) == [DiceObserved((5, 3), (False, False), t=0.9)]
 
 
 def test_cocked_die_is_flagged_not_read() -> None:

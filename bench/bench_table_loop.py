@@ -9,8 +9,9 @@ Tables for docs/table-benchmarks.md:
 * frames per second the loop sustains at 1280×720 on one core (goal >= 30), and the CPU share it
   uses at the camera's 15 frames per second;
 * simulated evenings through rendered frames: injected illegal moves flagged, legal moves
-  flagged, games lost (`SPIELTISCH_BENCH_GAMES` games per game; default 1, because one game
-  through rendered frames takes 1.5 to 8 minutes here; the issue's 20 per game is a long run).
+  flagged, games lost, rolls read wrong (`SPIELTISCH_BENCH_GAMES` games per game; default 1,
+  because a four-player Mensch game through rendered frames takes minutes; the issue's 20 per
+  game is a long run: `SPIELTISCH_BENCH_GAMES=20 python -m bench bench_table_loop`).
 
 Rendering is not part of the loop (a camera delivers frames): frames are rendered beforehand.
 """
@@ -237,8 +238,8 @@ def _evening_game(args: tuple[SimulatedGame, int, tuple[int, int]]) -> Any:
 def _evenings(games_per_kind: int) -> list[list[Any]]:
     rows = []
     kinds = (
-        (SimulatedGame("backgammon", "standard", 2), (960, 540)),
-        (SimulatedGame("maedn", "hofer", 4), (960, 540)),
+        (SimulatedGame("backgammon", "standard", 2), SIZE),
+        (SimulatedGame("maedn", "hofer", 4), SIZE),
     )
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         for game, size in kinds:
@@ -251,7 +252,8 @@ def _evenings(games_per_kind: int) -> list[list[Any]]:
             rows.append([
                 f"{game} at {size[0]}×{size[1]}", total.games, total.finished, total.lost,
                 injected, flagged, f"{100.0 * flagged / injected:.1f} %" if injected else "-",
-                total.legal_flagged, total.frames, statistics.median(r[1] for r in results),
+                total.legal_flagged, f"{total.rolls} ({total.dice_misread})", total.frames,
+                statistics.median(r[1] for r in results),
             ])
     return rows
 
@@ -286,6 +288,6 @@ def main() -> None:
     print_table(
         f"Simulated evenings through rendered frames ({games} games per game)",
         ["games", "played", "finished", "lost", "illegal injected", "flagged", "flagged %",
-         "legal flagged", "frames", "median s per game"],
+         "legal flagged", "rolls (read wrong)", "frames", "median s per game"],
         _evenings(games),
     )

@@ -627,8 +627,10 @@ class TerminalView:
         display: Callable[[], Sequence[str]] | None = None,
         live: bool | None = None,
         fps: float = 10.0,
+        display_synced: Callable[[float], bool] | None = None,
     ) -> None:
         self.stream = stream
+        self.display_synced = display_synced
         self.language = language
         self.seats = seats or table_config.SeatsConfig()
         self.colours: tuple[str, ...] = ()
@@ -693,6 +695,9 @@ class TerminalView:
 
     def close(self) -> None:
         if self.live:
+            if self.display_synced is not None:  # the last screen, not the one before it
+                self.display_synced(2.0)
+                time.sleep(0.05)
             self.redraw()
 
 
@@ -1018,6 +1023,7 @@ def build_app(
             leds=outputs.led_states,
             display=screen,
             live=live,
+            display_synced=display.wait_synced if display is not None else None,
         )
         listeners.append(view)
         sinks.append(view)

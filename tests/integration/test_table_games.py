@@ -64,9 +64,9 @@ def _check(stats: Any, seen: Collector, cocked_flagged: float) -> None:
     assert stats.cocked > 0
     # A cocked die the reader takes for a flat one is read with a value (issue 5: the cocked
     # check flags about 85 % of rendered cocked dice on the backgammon felt, about 60 % on the
-    # Mensch board); a re-roll is never asked without one.
+    # Mensch board); a flat die taken for a cocked one asks for a needless re-roll now and then.
     rerolls = sum(isinstance(s, Reroll) for s in seen.signals)
-    assert cocked_flagged * stats.cocked <= rerolls <= stats.cocked
+    assert cocked_flagged * stats.cocked <= rerolls <= stats.cocked + 0.05 * stats.rolls
     # Rolls read with other values than thrown: the table judges by what it read.
     assert stats.dice_misread <= 0.05 * stats.rolls
     assert sum(isinstance(s, PlayAccepted) for s in seen.signals) == stats.plays

@@ -285,6 +285,9 @@ def main() -> None:
         shares,
     )
     games = int(os.environ.get("SPIELTISCH_BENCH_GAMES", "1"))
+    if games <= 0:
+        print("simulated evenings skipped (SPIELTISCH_BENCH_GAMES=0)")
+        return
     print_table(
         f"Simulated evenings through rendered frames ({games} games per game)",
         ["games", "played", "finished", "lost", "illegal injected", "flagged", "flagged %",

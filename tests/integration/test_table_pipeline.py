@@ -178,3 +178,34 @@ def test_input_held_far_too_long_is_stuck_once() -> None:
     normal = StuckInputFilter(stuck_after_s=5.0)
     key = ("ButtonPressed", "undo", None)
     assert all(normal.watch(key, i % 4 != 3, 0.5 * i) is None for i in range(40))
+
+
+def test_skipping_still_frames_changes_no_signal() -> None:
+    """The same bot game read frame by frame and with still frames skipped: the same signals
+    in the same order, with far fewer frames read."""
+    from controller.config import SimulatedGame
+    from controller.frame_source import Frame, SceneRenderer, SimulatedTable
+    from controller.table_app import GameVision, calibrate_from_frame
+
+    def run(skip: bool) -> tuple[list[object], GameVision]:
+        vision = GameVision(0.3, calibrate_from_frame, skip_still_frames=skip)
+        seen = Collector()
+        pipeline = TablePipeline(Referee(), vision, listeners=[seen])
+        table = SimulatedTable((SimulatedGame("backgammon", "standard", 2),),
+                               SceneRenderer(1280, 720, seed=6), seed=6, illegal_rate=0.3,
+                               hand_rate=0.5, cocked_rate=0.2)
+        for frames, item in enumerate(table.items()):
+            if frames >= 400:
+                break
+            if isinstance(item, Frame):
+                signals = pipeline.feed_frame(item.t, item.image)
+            else:
+                signals = pipeline.handle(item)
+            table.on_signals(signals)
+        return seen.signals, vision
+
+    every, read_all = run(False)
+    skipped, gated = run(True)
+    assert len(every) > 20
+    assert skipped == every
+    assert gated.frames_read < read_all.frames_read / 3

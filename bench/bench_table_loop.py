@@ -9,8 +9,9 @@ Tables for docs/table-benchmarks.md:
 * frames per second the loop sustains at 1280×720 on one core (goal >= 30), and the CPU share it
   uses at the camera's 15 frames per second;
 * simulated evenings through rendered frames: injected illegal moves flagged, legal moves
-  flagged, games lost (`SPIELTISCH_BENCH_GAMES` games per game; default 1, because one game
-  through rendered frames takes 1.5 to 8 minutes here; the issue's 20 per game is a long run).
+  flagged, games lost, rolls read wrong (`SPIELTISCH_BENCH_GAMES` games per game; default 1,
+  because a four-player Mensch game through rendered frames takes minutes; the issue's 20 per
+  game is a long run: `SPIELTISCH_BENCH_GAMES=20 python -m bench bench_table_loop`).
 
 Rendering is not part of the loop (a camera delivers frames): frames are rendered beforehand.
 """
@@ -54,8 +55,12 @@ LATENCY_SAMPLES = 40
 
 
 @contextlib.contextmanager
-def _table(game: str) -> Any:
-    """Referee, real vision, mock-pin LEDs and the display link to the emulated board."""
+def _table(game: str, skip_still: bool = False) -> Any:
+    """Referee, real vision, mock-pin LEDs and the display link to the emulated board.
+
+    `skip_still` turns on the table's change gate (frames in which nothing moved keep the last
+    reading); off, every frame is read: the worst case, a board that never holds still.
+    """
     from hardware.devices import TableDevices
     from hardware.display_link import DisplayLink
     from hardware.pinmap import load_pinmap
@@ -72,21 +77,22 @@ def _table(game: str) -> Any:
         devices = stack.enter_context(TableDevices(load_pinmap(None), pin_factory("mock")))
         outputs = TableOutputs(config, devices, link)
         pipeline = TablePipeline(
-            Referee(), GameVision(SETTLE_S, calibrate_from_frame), listeners=[outputs]
+            Referee(), GameVision(SETTLE_S, calibrate_from_frame, skip_still),
+            listeners=[outputs],
         )
         if not link.wait_synced(5.0):
             raise RuntimeError("the emulated display board did not answer")
         yield pipeline, outputs, link, devices
 
 
-def _latency() -> list[list[Any]]:
+def _latency(skip_still: bool) -> list[list[Any]]:
     """Mensch `vegas` (the electronic die), so every sample is a judged move."""
     render = SceneRenderer(*SIZE, seed=3)
     opts = maedn.Options.preset("vegas")
     samples_led: list[float] = []
     samples_display: list[float] = []
     frame_ms: list[float] = []
-    with _table("maedn") as (pipeline, outputs, link, devices):
+    with _table("maedn", skip_still) as (pipeline, outputs, link, devices):
         pos = maedn.Position.initial(2, opts)
         t = 0.0
         pipeline.handle(NewGame("maedn", "vegas", 2, t=t), "table")
@@ -154,7 +160,8 @@ def _latency() -> list[list[Any]]:
                           ("next seat's LED pin lit", samples_led),
                           ("display frame on the serial line", samples_display)):
         median, p99 = summary(samples)
-        rows.append([name, len(samples), median, p99, SETTLE_S * 1000 + p99])
+        how = "still frames skipped" if skip_still else "every frame read"
+        rows.append([f"{name}, {how}", len(samples), median, p99, SETTLE_S * 1000 + p99])
     return rows
 
 
@@ -182,9 +189,10 @@ def _rendered_game(game: SimulatedGame, count: int, seed: int) -> list[Frame]:
     return frames
 
 
-def _throughput(game: SimulatedGame) -> tuple[list[Any], list[Any]]:
+def _throughput(game: SimulatedGame, skip_still: bool) -> tuple[list[Any], list[Any]]:
     frames = _rendered_game(game, 300, seed=7)
-    with _table(game.game) as (pipeline, outputs, _link, _devices):
+    name = f"{game}, {'still frames skipped' if skip_still else 'every frame read'}"
+    with _table(game.game, skip_still) as (pipeline, outputs, _link, _devices):
         pipeline.handle(NewGame(game.game, game.variant, game.players, t=0.0), "table")
         times = []
         for frame in frames:
@@ -193,7 +201,7 @@ def _throughput(game: SimulatedGame) -> tuple[list[Any], list[Any]]:
             times.append((time.perf_counter() - start) * 1000)
         median, p99 = summary(times)
         fps = 1000.0 / statistics.fmean(times)
-        loop = [str(game), len(times), median, p99, fps]
+        loop = [name, len(times), median, p99, fps]
         pipeline.handle(NewGame(game.game, game.variant, game.players, t=0.0), "table")
         period = 1.0 / 15
         cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -203,7 +211,7 @@ def _throughput(game: SimulatedGame) -> tuple[list[Any], list[Any]]:
             due += period
             time.sleep(max(0.0, due - time.perf_counter()))
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        share = [str(game), 150, wall, cpu, 100.0 * cpu / wall]
+        share = [name, 150, wall, cpu, 100.0 * cpu / wall]
     return loop, share
 
 
@@ -219,7 +227,7 @@ def _evening_game(args: tuple[SimulatedGame, int, tuple[int, int]]) -> Any:
         electronic_die=lambda: die.randint(1, 6),
     )
     table = SimulatedTable((game,), SceneRenderer(*size, seed=seed), fps=15, seed=seed,
-                           illegal_rate=0.1, hand_rate=0.2, cocked_rate=0.05, max_turns=600)
+                           illegal_rate=0.1, hand_rate=0.2, cocked_rate=0.05, max_turns=3000)
     config = dataclasses.replace(
         table_config.Config(), display=table_config.DisplayConfig(port="none")
     )
@@ -231,8 +239,8 @@ def _evening_game(args: tuple[SimulatedGame, int, tuple[int, int]]) -> Any:
 def _evenings(games_per_kind: int) -> list[list[Any]]:
     rows = []
     kinds = (
-        (SimulatedGame("backgammon", "standard", 2), (960, 540)),
-        (SimulatedGame("maedn", "hofer", 4), (960, 540)),
+        (SimulatedGame("backgammon", "standard", 2), SIZE),
+        (SimulatedGame("maedn", "hofer", 4), SIZE),
     )
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         for game, size in kinds:
@@ -245,7 +253,8 @@ def _evenings(games_per_kind: int) -> list[list[Any]]:
             rows.append([
                 f"{game} at {size[0]}×{size[1]}", total.games, total.finished, total.lost,
                 injected, flagged, f"{100.0 * flagged / injected:.1f} %" if injected else "-",
-                total.legal_flagged, total.frames, statistics.median(r[1] for r in results),
+                total.legal_flagged, f"{total.rolls} ({total.dice_misread})", total.frames,
+                statistics.median(r[1] for r in results),
             ])
     return rows
 
@@ -258,13 +267,14 @@ def main() -> None:
     print_table(
         "Last frame of a move → seat LED and display frame (Mensch, 1280×720, 30 fps)",
         ["step", "samples", "median ms", "p99 ms", "settle + p99 ms"],
-        _latency(),
+        _latency(False) + _latency(True),
     )
     loops, shares = [], []
     for game in (SimulatedGame("backgammon", "standard", 2), SimulatedGame("maedn", "hofer", 4)):
-        loop, share = _throughput(game)
-        loops.append(loop)
-        shares.append(share)
+        for skip_still in (False, True):
+            loop, share = _throughput(game, skip_still)
+            loops.append(loop)
+            shares.append(share)
     print_table(
         "Whole loop per 1280×720 frame (vision, stabilizer, referee, LEDs, display link)",
         ["game", "frames", "median ms", "p99 ms", "frames/s sustained"],
@@ -276,9 +286,12 @@ def main() -> None:
         shares,
     )
     games = int(os.environ.get("SPIELTISCH_BENCH_GAMES", "1"))
+    if games <= 0:
+        print("simulated evenings skipped (SPIELTISCH_BENCH_GAMES=0)")
+        return
     print_table(
         f"Simulated evenings through rendered frames ({games} games per game)",
         ["games", "played", "finished", "lost", "illegal injected", "flagged", "flagged %",
-         "legal flagged", "frames", "median s per game"],
+         "legal flagged", "rolls (read wrong)", "frames", "median s per game"],
         _evenings(games),
     )

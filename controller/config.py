@@ -64,6 +64,7 @@ class CameraConfig:
     settle_ms: int = 300
     calibration: str = ""
     lost_after_s: float = 2.0
+    skip_still_frames: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,7 @@ class SimulationConfig:
     illegal_rate: float = 0.1
     hand_rate: float = 0.2
     cocked_rate: float = 0.05
-    max_turns: int = 600
+    max_turns: int = 3000
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +197,10 @@ def _convert(hint: Any, value: Any, name: str, key: str) -> Any:
         if not isinstance(value, list):
             raise ConfigError(f"{name}: {key} must be a list, not {_kind(value)}")
         return tuple(_convert(item, v, name, f"{key}[{i}]") for i, v in enumerate(value))
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name}: {key} must be true or false, not {_kind(value)}")
+        return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{name}: {key} must be a number, not {_kind(value)}")

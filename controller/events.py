@@ -121,6 +121,18 @@ class ElectronicRoll:
     t: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class PlayUnseen:
+    """Done pressed for a move while the camera is lost: the play happened but nobody saw it.
+
+    The referee passes the turn without judging and takes the board the camera shows next,
+    before a roll, as the position (the table cannot know what was played in between).
+    """
+
+    seat: int | None = None
+    t: float = 0.0
+
+
 Event = (
     NewGame
     | DiceObserved
@@ -131,6 +143,7 @@ Event = (
     | Tick
     | ElectronicRoll
     | OpeningRoll
+    | PlayUnseen
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -143,6 +156,7 @@ EVENT_TYPES: dict[str, type] = {
     "tick": Tick,
     "electronic_roll": ElectronicRoll,
     "opening_roll": OpeningRoll,
+    "play_unseen": PlayUnseen,
 }
 
 __all__ = [
@@ -158,6 +172,7 @@ __all__ = [
     "MaednBoard",
     "NewGame",
     "OpeningRoll",
+    "PlayUnseen",
     "Tick",
     "ViewBlocked",
 ]

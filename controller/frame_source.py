@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -146,6 +147,8 @@ class SimulationStats:
     legal_flagged: int = 0
     hands: int = 0
     cocked: int = 0
+    rolls: int = 0  # throws of physical dice
+    dice_misread: int = 0  # rolls the table accepted with other values than those thrown
     frames: int = 0
     lost_games: list[str] = field(default_factory=list)
     illegal_kinds: dict[str, int] = field(default_factory=dict)
@@ -190,10 +193,12 @@ class GameBots:
             self._maedn = maedn
             self.options = maedn.Options.preset(game.variant)
             self.board = maedn.Position.initial(game.players, self.options).to_board()
-        self.dice: tuple[int, ...] = ()
+        self.dice: tuple[int, ...] = ()  # the dice the table accepted: the bots play these
+        self.thrown: tuple[int, ...] = ()  # the dice lying on the table
         self.before: Board = self.board
         self.injected = False
         self.correcting = False
+        self.flagged: Board | None = None  # the board the table last called illegal
         self.over = False
 
     @property
@@ -201,7 +206,7 @@ class GameBots:
         return electronic_die_game(NewGame(self.game.game, self.game.variant))
 
     def scene(self, hand: bool = False, cocked: tuple[bool, ...] = ()) -> Scene:
-        dice = () if self.electronic_die else self.dice
+        dice = () if self.electronic_die else self.thrown
         return Scene(self.board, dice, cocked or tuple(False for _ in dice), hand)
 
     def legal_boards(self, seat: int) -> list[Board]:
@@ -212,6 +217,22 @@ class GameBots:
         pos = self._maedn_position(seat)
         die = self.dice[0]
         return [pos.after(die, move).to_board() for move in pos.legal_moves(die)]
+
+    def choose(self, seat: int, boards: list[Board], rng: random.Random) -> Board:
+        """The play a bot makes. Mensch bots play with purpose, as people do (capture, run the
+        leading piece home): four random players take several times as many turns to finish,
+        which an evening through rendered frames cannot afford. Backgammon bots play at random."""
+        if self.game.game == "backgammon":
+            return rng.choice(boards)
+
+        def progress(board: Board) -> tuple[int, int]:
+            assert isinstance(board, MaednBoard)
+            mine = board.pieces[seat]
+            theirs = sum(p + 1 for s, pcs in enumerate(board.pieces) if s != seat for p in pcs)
+            return sum(p + 1 for p in mine) - theirs, max(mine)
+
+        best = max(progress(b) for b in boards)
+        return rng.choice([b for b in boards if progress(b) == best])
 
     def _bg_position(self, seat: int) -> Any:
         b = self.board
@@ -349,14 +370,18 @@ class SimulatedTable:
             match signal:
                 case DiceAccepted():
                     bots.dice = tuple(signal.values)
+                    if bots.thrown and sorted(bots.dice) != sorted(bots.thrown):
+                        self.stats.dice_misread += 1
+                        log.warning("dice %s read as %s", bots.thrown, bots.dice)
                 case Illegal():
                     if bots.injected:
                         self.stats.illegal_flagged += 1
-                    else:
+                    elif bots.flagged != bots.board:  # not the same wrong board named again
                         self.stats.legal_flagged += 1
                         log.warning("a legal play was flagged: %s", signal.reason_en)
                     bots.injected = False
                     bots.correcting = True
+                    bots.flagged = bots.board
                 case PlayAccepted():
                     self.stats.plays += 1
                     if bots.injected:
@@ -400,7 +425,8 @@ class SimulatedTable:
             self._plan.append(_Press(ButtonPressed("roll", seat=seat)))
             return
         count = 2 if bots.game.game == "backgammon" else 1
-        bots.dice = tuple(self.rng.randint(1, 6) for _ in range(count))
+        bots.dice = bots.thrown = tuple(self.rng.randint(1, 6) for _ in range(count))
+        self.stats.rolls += 1
         cocked: tuple[bool, ...] = ()
         if self.rng.random() < self.rates["cocked"]:
             self.stats.cocked += 1
@@ -414,7 +440,7 @@ class SimulatedTable:
         if not bots.correcting:
             bots.before = bots.board
         legal = bots.legal_boards(seat)
-        choice = self.rng.choice(legal) if legal else bots.board
+        choice = bots.choose(seat, legal, self.rng) if legal else bots.board
         if not bots.correcting and self.rng.random() < self.rates["illegal"]:
             wrong = bots.illegal_board(seat)
             if wrong is not None:
@@ -470,6 +496,14 @@ _worker_renderer: SceneRenderer | None = None
 def _start_worker(width: int, height: int, seed: int) -> None:
     global _worker_renderer
     _worker_renderer = SceneRenderer(width, height, seed)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A render worker of a table program that was killed (SIGKILL, power) must not linger."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
 
 
 def _render_in_worker(scene: Scene) -> np.ndarray:

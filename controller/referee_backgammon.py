@@ -21,7 +21,7 @@ from controller.referee_turns import (
     reroll,
 )
 from controller.rules import backgammon as bg
-from controller.rules.errors import RulesError
+from controller.rules.errors import InvalidPosition, RulesError
 from controller.rules.match import R_PENDING, CubeError, Match
 from controller.rules.reasons import Reason, reason
 from controller.signals import (
@@ -98,6 +98,26 @@ class BackgammonReferee(TurnReferee[bg.Position]):
         if self.state.pos.legal_plays(values) == [bg.Play(())]:
             out.append(notice(NO_LEGAL_PLAY))
         return out
+
+    def pass_unseen(self) -> list[Signal]:
+        seat, dice = self.seat(), self.state.dice
+        if dice[0] == dice[1] and self.options.extra_roll_after_double:
+            self.state = replace(self.state, phase=Phase.ROLL, dice=())
+            return [ExtraRoll(seat), Turn(seat, EXPECT_ROLL_AGAIN)]
+        pos = self.state.pos.with_turn(1 - seat)
+        self.state = replace(self.state, pos=pos, phase=Phase.ROLL, dice=())
+        return [expect_roll(1 - seat)]
+
+    def adopt(self, board: Board) -> list[Signal]:
+        if not isinstance(board, BackgammonBoard):
+            raise InvalidPosition("a backgammon game needs a backgammon board")
+        pos = bg.Position.from_events_board(board, self.seat(), self.options)
+        result = pos.result()
+        if result is not None:
+            self.state = replace(self.state, pos=pos, phase=Phase.OVER, dice=())
+            return [self._game_over(result)]
+        self.state = replace(self.state, pos=pos)
+        return []
 
     def opening(self, values: tuple[int, ...]) -> list[Signal]:
         if len(values) != 2:

@@ -9,6 +9,7 @@ Mensch rule texts have no "the play stands" rule. Fields are named on the shared
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import replace
 
@@ -22,6 +23,7 @@ from controller.referee_turns import (
     reroll,
 )
 from controller.rules import maedn
+from controller.rules.errors import InvalidPosition
 from controller.rules.reasons import Reason, reason
 from controller.signals import (
     EXPECT_MOVE,
@@ -103,6 +105,34 @@ class MaednReferee(TurnReferee[maedn.Position]):
             return [*out, Turn(seat, EXPECT_MOVE)]
         self.state = replace(self.state, dice=values)
         return out + self._next(pos.after(die, None), seat, die)
+
+    def pass_unseen(self) -> list[Signal]:
+        pos, seat, die = self.state.pos, self.seat(), self.state.dice[0]
+        extra = self.options.extra_roll_after_six
+        if die == 6 and extra in ("always", "after_move"):
+            self.state = replace(self.state, phase=Phase.ROLL, dice=())
+            return [ExtraRoll(seat), Turn(seat, EXPECT_ROLL_AGAIN)]
+        following = (seat + 1) % self.players
+        while following in pos.finished:
+            following = (following + 1) % self.players
+        after = dataclasses.replace(pos, turn=following, tries_used=0)
+        self.state = replace(self.state, pos=after, phase=Phase.ROLL, dice=())
+        return [expect_roll(following)]
+
+    def adopt(self, board: Board) -> list[Signal]:
+        if not isinstance(board, MaednBoard):
+            raise InvalidPosition("a Mensch game needs a Mensch board")
+        old = self.state.pos
+        seen = maedn.Position.from_board(board, self.players, self.seat(), self.options)
+        # Seats that finished while nobody watched come after those known, in seat order.
+        finished = [s for s in old.finished if s in seen.finished]
+        finished += [s for s in seen.finished if s not in finished]
+        pos = dataclasses.replace(seen, finished=tuple(finished))
+        if pos.is_over():
+            self.state = replace(self.state, pos=pos, phase=Phase.OVER, dice=())
+            return [GameOver(order=_finishing_order(pos))]
+        self.state = replace(self.state, pos=pos)
+        return []
 
     def judge(self, board: Board) -> tuple[bool, maedn.Move | None, Reason | None]:
         verdict = self.state.pos.judge(board, self.state.dice[0])

@@ -26,6 +26,7 @@ from controller.events import (
     ElectronicRoll,
     Event,
     OpeningRoll,
+    PlayUnseen,
     Tick,
     ViewBlocked,
 )
@@ -37,6 +38,7 @@ from controller.signals import (
     EXPECT_ROLL,
     EXPECT_SETUP,
     BoardDiffers,
+    DiceAccepted,
     Illegal,
     Notice,
     Reroll,
@@ -75,6 +77,16 @@ HAND_OVER_BOARD = reason(
     "referee.view_blocked",
     "Bitte die Hand vom Brett nehmen",
     "Please take your hand off the board",
+)
+PLAY_UNSEEN = reason(
+    "referee.play_unseen",
+    "Zug nicht geprüft (keine Kamera)",
+    "Move not checked (no camera)",
+)
+BOARD_TAKEN = reason(
+    "referee.board_taken",
+    "Kamera sieht wieder: dieses Brett gilt jetzt",
+    "Camera sees again: this board now counts",
 )
 NOT_YOUR_TURN = reason(
     "referee.not_your_turn",
@@ -138,6 +150,7 @@ class TurnState(Generic[PosT]):
     done_pending: bool = False
     differs: bool = False  # the last reading differed from what must stand
     first_roll_done: bool = False
+    unseen: bool = False  # plays were passed without the camera: the position is not known
     match: Any = None  # game-level state (backgammon: the Match with cube and score)
 
 
@@ -205,6 +218,14 @@ class TurnReferee(Generic[PosT]):
         """A cocked die or one outside the tray is rolled again (004)."""
         return True
 
+    def pass_unseen(self) -> list[Signal]:
+        """A play nobody could see ends: who rolls next, from the dice alone."""
+        raise NotImplementedError
+
+    def adopt(self, board: Board) -> list[Signal]:
+        """Take `board` as the position, the seat on turn to roll (raises RulesError)."""
+        raise NotImplementedError
+
     # ---- the cycle ------------------------------------------------------------------------
 
     def handle(self, event: Event) -> list[Signal]:
@@ -225,6 +246,8 @@ class TurnReferee(Generic[PosT]):
                 self.state = replace(self.state, stable=False)
             case ButtonPressed():
                 out += self._button(event)
+            case PlayUnseen():
+                out += self._play_unseen(event)
             case Tick():
                 pass
             case _:
@@ -268,6 +291,9 @@ class TurnReferee(Generic[PosT]):
         if blocked is not None:
             return blocked
         self.state = replace(self.state, first_roll_done=True, done_pending=False)
+        if self.state.unseen:  # whether a move is possible cannot be known: wait for done
+            self.state = replace(self.state, phase=Phase.MOVE, dice=event.values)
+            return [DiceAccepted(seat, event.values), Turn(seat, EXPECT_MOVE)]
         return self.accept_dice(event.values)
 
     def _next_roll_judges(self) -> list[Signal]:
@@ -296,6 +322,10 @@ class TurnReferee(Generic[PosT]):
         self.state = s = replace(s, board=event.board, stable=True, board_t=event.t)
         if s.phase is Phase.OVER:
             return []
+        if s.unseen:
+            if s.phase is Phase.ROLL:
+                return self._adopt(event.board)
+            return self._judge_now() if s.done_pending else []
         if s.phase in (Phase.SETUP, Phase.ROLL):
             return self._check_standing(event.board)
         if s.phase is Phase.MOVE:
@@ -349,8 +379,31 @@ class TurnReferee(Generic[PosT]):
             return [notice(HAND_OVER_BOARD)]
         return self._judge_now()
 
+    def _play_unseen(self, event: PlayUnseen) -> list[Signal]:
+        s = self.state
+        if s.phase not in (Phase.MOVE, Phase.CORRECT):
+            return []
+        if event.seat is not None and event.seat != self.seat():
+            return [notice(NOT_YOUR_TURN)]
+        self.state = replace(s, unseen=True)
+        return self._judge_now()
+
+    def _adopt(self, board: Board) -> list[Signal]:
+        """The camera sees again after unseen plays: what it shows is the position now."""
+        try:
+            out = self.adopt(board)
+        except RulesError as exc:
+            log.info("board after unseen plays cannot be taken: %s", exc)
+            return [notice(IMPOSSIBLE_BOARD)]
+        self.history.clear()  # undo cannot go back past plays nobody saw
+        self.state = replace(self.state, unseen=False, differs=False)
+        return [notice(BOARD_TAKEN), *out]
+
     def _judge_now(self) -> list[Signal]:
         s = self.state
+        if s.unseen:
+            self.state = replace(s, done_pending=False, differs=False)
+            return [notice(PLAY_UNSEEN), *self.pass_unseen()]
         board = s.board if s.board is not None else self.board_of(s.pos)
         legal, play, why = self._safe_judge(board)
         self.state = replace(self.state, done_pending=False)

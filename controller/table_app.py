@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import math
 import os
 import queue
 import random
@@ -42,6 +43,7 @@ from controller.events import (
     Event,
     MaednBoard,
     NewGame,
+    PlayUnseen,
     ViewBlocked,
 )
 from controller.frame_source import (
@@ -132,18 +134,40 @@ def dice_of(observation: Any) -> tuple[tuple[int, bool], ...]:
     return tuple((int(d.value or 0), bool(d.cocked or d.value is None)) for d in readings)
 
 
+Place = tuple[float, float, float]  # a die's centre x, y and size in pixels
+
+
+def places_of(observation: Any) -> tuple[Place, ...]:
+    """Where the dice of an Observation lie, in the order of `dice_of`."""
+    readings = sorted(getattr(observation, "dice", ()) or (), key=lambda d: tuple(d.box))
+    return tuple(
+        ((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2, max(d.box[2] - d.box[0], 1))
+        for d in readings
+    )
+
+
+def any_die_stayed(now: Sequence[Place], before: Sequence[Place]) -> bool:
+    """True when some die lies where a die lay before (within half a die): the same throw."""
+    return any(
+        math.dist(a[:2], b[:2]) < 0.5 * max(a[2], b[2]) for a in now for b in before
+    )
+
+
 @dataclass
 class ObservationEvents:
     """Turns the stream of Observations into the few events the referee needs.
 
     The referee gets `ViewBlocked` once when a hand covers the board, `BoardObserved` when the
     stable board changed (and again after every block, so it knows the hand is gone), and
-    `DiceObserved` when new dice come to rest. Dice that stay on the board while a player moves
-    are not sent again; dice that are picked up and thrown again are, even with the same values.
+    `DiceObserved` when new dice come to rest. A die cannot change its face without moving:
+    while any die lies where one lay before, it is the same throw (a reading that changes there
+    is a misread, and two dice side by side may swap order); dice that all lie somewhere new, or
+    any dice after the tray sensor felt a throw, are a new roll, even with the same values.
     """
 
     board: Any = None
     dice: tuple[tuple[int, bool], ...] = ()
+    places: tuple[Place, ...] = ()
     blocked: bool = False
     physical_dice: bool = True  # False with the electronic die (`vegas`): nothing to read
 
@@ -162,10 +186,11 @@ class ObservationEvents:
             self.blocked = False
             out.append(BoardObserved(board=board, t=t))
         dice = dice_of(stable) if self.physical_dice else ()
+        places = places_of(stable) if dice else ()
         if not dice:
-            self.dice = ()
-        elif dice != self.dice:
-            self.dice = dice
+            self.dice, self.places = (), ()
+        elif not self.dice or not any_die_stayed(places, self.places):
+            self.dice, self.places = dice, places
             out.append(
                 DiceObserved(
                     values=tuple(v for v, _ in dice),
@@ -177,7 +202,7 @@ class ObservationEvents:
 
     def forget_dice(self) -> None:
         """The tray sensor felt a throw: whatever comes to rest next is a new roll."""
-        self.dice = ()
+        self.dice, self.places = (), ()
 
 
 InputKey = tuple[str, str, int | None]
@@ -357,14 +382,14 @@ class CameraLostMode:
     """Without a camera the dice come from the roll button and the players confirm them.
 
     The table draws the dice (a fair random source), shows them, and sends them to the referee
-    when the seat on turn presses done. Moves cannot be seen: a done pressed for a move is held
-    back and delivered as soon as the camera reads a stable board again.
+    when the seat on turn presses done. Moves cannot be seen: done after a move passes the turn
+    unjudged (`PlayUnseen`); once the camera is back, the board it shows before the next roll
+    becomes the position, and judging goes on from there.
     """
 
     dice_count: int
     rng: random.Random = field(default_factory=random.SystemRandom)
     proposed: tuple[int, ...] = ()
-    held_done: ButtonPressed | None = None
 
     def button(self, event: ButtonPressed, expect: str | None) -> tuple[list[Event], list[Signal]]:
         """(events for the referee, signals for the table) for one button press."""
@@ -376,8 +401,7 @@ class CameraLostMode:
             dice, self.proposed = self.proposed, ()
             return [DiceObserved(values=dice, t=event.t)], []
         if event.name == "done" and expect in ("move", "correct_board"):
-            self.held_done = event
-            return [], []
+            return [PlayUnseen(seat=event.seat, t=event.t)], []
         return [event], []
 
 
@@ -409,7 +433,6 @@ class TableApp:
         self.lost: CameraLostMode | None = None
         self.stop = threading.Event()
         self._failed_sinks: set[int] = set()
-        self._held_done: ButtonPressed | None = None
         self._vision_failed = False
         self.outputs: TableOutputs | None = None  # set by build_app, for tests and the view
         self.devices: Any = None
@@ -504,23 +527,14 @@ class TableApp:
         self._vision_failed = False
         self.show(self._camera_back())
         self.show(signals)
-        self._deliver_held_done()
         return True
 
     def _camera_back(self) -> list[Signal]:
         if self.lost is None:
             return []
-        self._held_done = self.lost.held_done
         self.lost = None
         self.pipeline.observations.board = None  # the next stable board is news to the referee
         return self.pipeline.announce([notice(CAMERA_BACK)])
-
-    def _deliver_held_done(self) -> None:
-        held = self._held_done
-        if held is None or self.pipeline.observations.board is None:
-            return
-        self._held_done = None
-        self.show(self.pipeline.handle(ButtonPressed(held.name, held.seat, t=self.clock())))
 
     def _watch_inputs(self, t: float) -> list[Signal]:
         devices = self.devices
@@ -613,8 +627,10 @@ class TerminalView:
         display: Callable[[], Sequence[str]] | None = None,
         live: bool | None = None,
         fps: float = 10.0,
+        display_synced: Callable[[float], bool] | None = None,
     ) -> None:
         self.stream = stream
+        self.display_synced = display_synced
         self.language = language
         self.seats = seats or table_config.SeatsConfig()
         self.colours: tuple[str, ...] = ()
@@ -679,6 +695,9 @@ class TerminalView:
 
     def close(self) -> None:
         if self.live:
+            if self.display_synced is not None:  # the last screen, not the one before it
+                self.display_synced(2.0)
+                time.sleep(0.05)
             self.redraw()
 
 
@@ -767,18 +786,28 @@ class GameVision:
         self,
         settle_s: float,
         calibration_for: Callable[[NewGame, np.ndarray], Any],
+        skip_still_frames: bool = True,
     ) -> None:
+        from vision.change_gate import ChangeGate
+
         self.settle_s = settle_s
         self.calibration_for = calibration_for
         self.event: NewGame | None = None
         self.reader: Any = None
         self.stabilizer: Any = None
+        self.gate = ChangeGate() if skip_still_frames else None
+        self.last: Any = None  # the reading of the last frame read
+        self.frames_read = 0
+        self.frames_skipped = 0
 
     def start_game(self, event: NewGame) -> None:
         from vision.stabilizer import Stabilizer
 
         self.event = event
         self.reader = None
+        self.last = None
+        if self.gate is not None:
+            self.gate.forget()
         self.stabilizer = Stabilizer(settle_s=self.settle_s)
 
     def observe(self, image: np.ndarray, t: float) -> tuple[Any, Any | None]:
@@ -789,7 +818,15 @@ class GameVision:
 
             calibration = self.calibration_for(self.event, image)
             self.reader = FrameReader(calibration, players=self.event.players)
-        observation = self.reader.read(image)
+        gate = self.gate
+        if gate is not None and self.last is not None and gate.unchanged(image):
+            self.frames_skipped += 1
+            observation = self.last
+        else:
+            self.frames_read += 1
+            observation = self.last = self.reader.read(image)
+            if gate is not None:
+                gate.read_done(image)
         return observation, self.stabilizer.feed(observation, t)
 
 
@@ -986,6 +1023,7 @@ def build_app(
             leds=outputs.led_states,
             display=screen,
             live=live,
+            display_synced=display.wait_synced if display is not None else None,
         )
         listeners.append(view)
         sinks.append(view)
@@ -995,6 +1033,7 @@ def build_app(
         meta = {"game": str(config.simulation.games[0]) if config.simulated else
                 f"{config.game.game}/{config.game.variant}/{config.game.players}",
                 "simulated": config.simulated, "settle_ms": config.camera.settle_ms,
+                "skip_still_frames": config.camera.skip_still_frames,
                 "config": config.source}
         recorder = stack.enter_context(SessionRecorder(record, record_every, meta))
         if not config.simulated:
@@ -1005,7 +1044,7 @@ def build_app(
         listeners.append(recorder)
     settle_s = config.camera.settle_ms / 1000.0
     calibration = calibrate_from_frame if config.simulated else calibration_files(config)
-    vision = GameVision(settle_s, calibration)
+    vision = GameVision(settle_s, calibration, config.camera.skip_still_frames)
     die = random.Random(config.simulation.seed) if config.simulated else random.SystemRandom()
     pipeline = TablePipeline(
         referee,
@@ -1107,7 +1146,7 @@ def simulation_summary(stats: Any) -> str:
     lines = [
         f"games {stats.games}: finished {stats.finished}, stuck {stats.lost}",
         f"plays accepted {stats.plays}, frames {stats.frames}, hands {stats.hands}, "
-        f"cocked dice {stats.cocked}",
+        f"cocked dice {stats.cocked}, rolls {stats.rolls} (read wrong {stats.dice_misread})",
         f"illegal plays injected {stats.illegal_injected}: flagged {stats.illegal_flagged}, "
         f"missed {stats.illegal_missed}; legal plays flagged {stats.legal_flagged}",
     ]
@@ -1130,4 +1169,5 @@ def replay_pipeline(folder: str | Path) -> TablePipeline:
         def calibration(event: NewGame, image: np.ndarray) -> Any:
             return Calibration.load(Path(folder) / f"calibration-{event.game}.json")
 
-    return TablePipeline(Referee(), GameVision(settle_s, calibration))
+    skip = bool(meta.get("skip_still_frames", True))
+    return TablePipeline(Referee(), GameVision(settle_s, calibration, skip))

@@ -23,6 +23,7 @@ from controller.events import (
     MaednBoard,
     NewGame,
     OpeningRoll,
+    PlayUnseen,
     Tick,
     ViewBlocked,
 )
@@ -115,6 +116,10 @@ def event_to_json(event: Event) -> dict[str, Any]:
             out = {"type": "electronic_roll", "value": event.value}
         case OpeningRoll():
             out = {"type": "opening_roll", "values": list(event.values)}
+        case PlayUnseen():
+            out = {"type": "play_unseen"}
+            if event.seat is not None:
+                out["seat"] = event.seat
         case _:
             raise TypeError(f"not an event: {event!r}")
     if event.t:
@@ -217,8 +222,8 @@ def _board(obj: dict[str, Any], t: float) -> BoardObserved:
             tuple(sorted(_int_list(p, f"pieces[{i}]", -1, 43))) for i, p in enumerate(pieces)
         )
         for i, seat in enumerate(seats):
-            if len(seat) != 4:
-                raise TableLogError(f"'pieces[{i}]' must hold 4 pieces, got {len(seat)}")
+            if len(seat) > 4:  # fewer: a captured piece not put back is seen as missing
+                raise TableLogError(f"'pieces[{i}]' holds at most 4 pieces, got {len(seat)}")
         board = MaednBoard(seats)
     else:
         raise TableLogError("a board line needs 'points' (backgammon) or 'pieces' (maedn)")
@@ -261,6 +266,15 @@ def _opening_roll(obj: dict[str, Any], t: float) -> OpeningRoll:
     return OpeningRoll(values=values, t=t)
 
 
+def _play_unseen(obj: dict[str, Any], t: float) -> PlayUnseen:
+    seat = obj.get("seat")
+    if seat is not None:
+        seat = _int(obj, "seat")
+        if seat > 3:
+            raise TableLogError(f"'seat' must be 0..3, got {seat}")
+    return PlayUnseen(seat=seat, t=t)
+
+
 _PARSERS = {
     "new_game": _new_game,
     "dice": _dice,
@@ -271,4 +285,5 @@ _PARSERS = {
     "tick": lambda obj, t: Tick(t=t),
     "electronic_roll": _electronic_roll,
     "opening_roll": _opening_roll,
+    "play_unseen": _play_unseen,
 }

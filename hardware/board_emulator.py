@@ -81,9 +81,12 @@ class Emulator:
         log.info("cable pulled at %s", self.port)
 
     def run(self) -> None:
+        """Serve the pty until stopped, or until the process that started it is gone (a board
+        emulator outliving a killed table program would hold its pty and files forever)."""
+        parent = os.getppid()
         self.plug()
         try:
-            while not self.stop:
+            while not self.stop and os.getppid() == parent:
                 if self.unplug_requested:
                     self.unplug_requested = False
                     self.unplug()

@@ -150,8 +150,10 @@ class FrameReader:
                       r.colour != ("white" if r in (readings[24], readings[26]) else "black")]
         white = sum(c for c in signed if c > 0) + bar_w + off_w
         black = -sum(c for c in signed if c < 0) + bar_b + off_b
-        if wrong_side or white != CHECKERS_PER_SIDE or black != CHECKERS_PER_SIDE:
+        if wrong_side or white > CHECKERS_PER_SIDE or black > CHECKERS_PER_SIDE:
             return None, conf, False
+        # Fewer than 15 is a real board: a hit checker put beside the table instead of on the
+        # bar. The referee names it (pieces missing); refusing it would leave players waiting.
         return BackgammonBoard(tuple(signed), bar_w, bar_b, off_w, off_b), conf, False
 
     def _read_maedn(self, warp: np.ndarray, gain: np.ndarray, geo: MaednGeometry
@@ -172,7 +174,7 @@ class FrameReader:
             if position is None:
                 return None, conf, False
             seats[seat].append(position)
-        if any(len(s) != PIECES_PER_SEAT for s in seats):
+        if any(len(s) > PIECES_PER_SEAT for s in seats):
             return None, conf, False
         return MaednBoard(tuple(tuple(sorted(s)) for s in seats)), conf, False
 

@@ -178,7 +178,8 @@ def render(scene: Scene, seed: int, camera: Camera | None = None,
     area = board_geo.dice_area
     if scene.dice_anywhere:
         area = (30.0, 30.0, board_geo.width - 30.0, board_geo.height - 30.0)
-    dice = _place_dice(scene, area, rng)
+    # The dice keep their place while checkers move: their spots depend on the throw only.
+    dice = _place_dice(scene, area, np.random.default_rng([seed, 2, *sorted(scene.dice)]))
     for die in dice:
         render_board.draw_die(sheet_img, sheet, die)
     map_x, map_y = _camera_maps(camera)

@@ -3,12 +3,13 @@
 With a configuration that names a camera, pins and a serial port it runs the real table
 (`controller.table_app.run_play`: camera → vision → referee → LEDs and display, journal
 underneath; docs/install.md). With no hardware configured (`camera.source = "simulated"`, the
-default) it shows the simulated table live in the terminal: bots at a simulated table, the real
-referee judging them, the real seat-LED logic on gpiozero mock pins and the display's four lines.
-`--through-vision` renders the bots' game into camera frames and reads them with the real vision
-pipeline and the emulated display board instead (slower; see docs/configuration.md). The games,
-seed, habits and language come from the configuration unless given as options; the simulated
-table ends by itself after the configured games (one of each by default).
+default) it runs the simulated table end to end: the bots' game is rendered into camera frames,
+the real vision pipeline reads them, the real referee judges, the seat LEDs are gpiozero devices
+on mock pins and the display board is the firmware logic behind a pseudo-terminal, all drawn
+live in the terminal. `--without-vision` skips the camera and vision (the bots' boards go to the
+referee directly): a quick look at the referee and the LEDs. The games, seed, habits and
+language come from the configuration unless given as options; the simulated table ends by
+itself after the configured games (one of each by default).
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ def register(subparsers: Any) -> None:
     )
     add_play_arguments(parser)
     parser.add_argument(
-        "--through-vision",
+        "--without-vision",
         action="store_true",
-        help="simulated table: render camera frames and read them with the real vision pipeline",
+        help="simulated table: hand the bots' boards to the referee directly, no camera frames",
     )
     parser.set_defaults(func=run)
 
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     except table_config.ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
-    if not cfg.simulated or args.through_vision or args.record:
+    if not cfg.simulated or not args.without_vision or args.record:
         return run_play(args)
     if args.speed is None:
         args.speed = DEFAULT_SPEED

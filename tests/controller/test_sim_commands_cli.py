@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from controller.journal import Journal
@@ -16,15 +17,54 @@ from controller.sim.table import Habits
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str, env: dict[str, str] | None = None,
+         timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "controller.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         env=env,
     )
+
+
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is `pid` (from /proc: no extra package)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _start_play(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "play", "--colour", "never", *args],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+
+
+def _wait_for_line(proc: subprocess.Popen[str], text: str) -> list[str]:
+    seen: list[str] = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        seen.append(line)
+        if text in line:
+            return seen
+    raise AssertionError(f"{text!r} never shown; last lines: {seen[-5:]}")
 
 
 def test_simulate_json_counts_flagged_missed_and_wrongly_flagged() -> None:
@@ -41,8 +81,47 @@ def test_simulate_rejects_a_bad_rate() -> None:
     assert proc.returncode == 2 and "between 0 and 1" in proc.stderr
 
 
-def test_play_without_a_terminal_finishes_one_game_of_each(tmp_path: Path) -> None:
-    proc = _cli("play", "--speed", "0", "--seed", "3")
+def test_play_runs_the_simulated_table_through_vision_by_default() -> None:
+    """The README's `make run`: rendered frames, real vision, referee, mock-pin LEDs and the
+    display firmware on a pseudo-terminal; one backgammon game to its end."""
+    proc = _cli("play", "--game", "backgammon", "--seed", "3", "--colour", "never", timeout=400)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert "games 1: finished 1, stuck 0" in lines
+    judged = next(line for line in lines if line.startswith("illegal plays injected"))
+    injected = int(judged.split()[3].rstrip(":"))
+    assert injected > 0
+    assert judged == (f"illegal plays injected {injected}: flagged {injected}, missed 0; "
+                      "legal plays flagged 0")
+    assert any(line.startswith("[referee] Spielende!") for line in lines)
+
+
+def test_stopping_the_simulated_table_stops_it_and_its_display_board() -> None:
+    """SIGTERM (systemd, Ctrl-C) ends a simulated evening within seconds; a hard kill of the
+    table program takes its emulated display board with it."""
+    for stop in (signal.SIGTERM, signal.SIGKILL):
+        proc = _start_play("--game", "maedn", "--seed", "4")
+        watchdog = threading.Timer(120, proc.kill)
+        watchdog.start()
+        try:
+            _wait_for_line(proc, "Bitte ziehen")
+            helpers = _children(proc.pid)  # the emulated display board, the render worker
+            assert len(helpers) >= 2
+            proc.send_signal(stop)
+            status = proc.wait(timeout=15)
+            assert status == (130 if stop == signal.SIGTERM else -signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while any(_alive(pid) for pid in helpers) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not any(_alive(pid) for pid in helpers)
+        finally:
+            watchdog.cancel()
+            proc.kill()
+            proc.wait()
+
+
+def test_play_without_vision_finishes_one_game_of_each(tmp_path: Path) -> None:
+    proc = _cli("play", "--without-vision", "--speed", "0", "--seed", "3")
     assert proc.returncode == 0, proc.stderr
     closing = [line for line in proc.stdout.splitlines() if "game over" in line]
     assert len(closing) == 2

@@ -83,7 +83,7 @@ def test_optional_time_on_every_line() -> None:
         ('{"type": "new_game", "game": "chess"}', "'game'"),
         ('{"type": "new_game", "game": "backgammon", "players": 3}', "'players'"),
         ('{"type": "tick", "t": "soon"}', "'t'"),
-        ('{"type": "board", "pieces": [[1, 2, 3], [-1, -1, -1, -1]]}', "4 pieces"),
+        ('{"type": "board", "pieces": [[1, 2, 3, 4, 5], [-1, -1, -1, -1]]}', "at most 4 pieces"),
     ],
 )
 def test_bad_lines_name_the_problem(line: str, names: str) -> None:

@@ -8,6 +8,7 @@ camera that renders the scene the test lays out.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import queue
@@ -23,8 +24,17 @@ from typing import Any
 from controller import config as table_config
 from controller import table_log
 from controller.events import DieThrown
+from controller.referee_turns import BOARD_TAKEN, PLAY_UNSEEN
 from controller.rules import maedn
-from controller.signals import EXPECT_ROLL, DiceAccepted, Notice, PlayAccepted, Turn
+from controller.signals import (
+    EXPECT_MOVE,
+    EXPECT_ROLL,
+    DiceAccepted,
+    Illegal,
+    Notice,
+    PlayAccepted,
+    Turn,
+)
 from controller.table_app import (
     CAMERA_BACK,
     CAMERA_LOST,
@@ -228,33 +238,52 @@ def _screen(path: Path, words: str, timeout: float = 10.0) -> str:
     raise AssertionError(f"the display never said {words!r}; it says {text!r}")
 
 
-def test_camera_unplugged_the_players_confirm_dice_with_buttons(tmp_path: Path) -> None:
+def test_camera_unplugged_play_goes_on_with_buttons_and_judging_resumes(tmp_path: Path) -> None:
+    """Without the camera the players confirm table-drawn dice and pass the turn with done
+    (moves unchecked); the board the camera shows when it is back becomes the position, and the
+    next move is judged from it."""
     config = _config(tmp_path, "maedn", "schmidt", 2, lost_after_s=1.0)
     scene = tmp_path / "scene.json"
-    start = maedn.Position.initial(2, maedn.Options.preset("schmidt"))
-    write_scene(scene, start.to_board())
+    options = maedn.Options.preset("schmidt")
+    pos = maedn.Position.initial(2, options)
+    write_scene(scene, pos.to_board())
     with _running_table(tmp_path, config, scene, 2) as (app, seen):
         seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
-        write_scene(scene, start.to_board(), unplugged=True)
+        write_scene(scene, pos.to_board(), unplugged=True)
         seen.wait_for(_notice(CAMERA_LOST.key))
         _screen(tmp_path / "data" / "board.json", "Kamera fehlt")
-        press(app, "press roll")
-        confirm = seen.wait_for(_notice(CONFIRM_DICE.key))
-        dice = tuple(int(v) for v in confirm.text_de.rsplit(":", 1)[1].split())
-        press(app, "press done 0")
-        accepted = seen.wait_for(lambda s: isinstance(s, DiceAccepted))
-        assert accepted == DiceAccepted(0, dice)
-        # The move cannot be seen: done is held until the camera reads the board again.
-        die = dice[0]
-        after = start.after(die, start.legal_moves(die)[0]).to_board()
-        press(app, "press done 0")
-        time.sleep(0.5)
-        assert not any(isinstance(s, PlayAccepted) for s in seen.signals)
-        write_scene(scene, after)
+        seat = 0
+        for _ in range(3):  # three turns nobody can see
+            press(app, "press roll")
+            confirm = seen.wait_for(_notice(CONFIRM_DICE.key))
+            dice = tuple(int(v) for v in confirm.text_de.rsplit(":", 1)[1].split())
+            press(app, f"press done {seat}")
+            assert seen.wait_for(lambda s: isinstance(s, DiceAccepted)) == DiceAccepted(seat, dice)
+            assert seen.wait_for(lambda s: isinstance(s, Turn)) == Turn(seat, EXPECT_MOVE)
+            moves = pos.legal_moves(dice[0])
+            after = pos.after(dice[0], moves[0] if moves else None)
+            press(app, f"press done {seat}")
+            seen.wait_for(_notice(PLAY_UNSEEN.key))
+            seat = seen.wait_for(lambda s: isinstance(s, Turn)).seat
+            pos = dataclasses.replace(after, turn=seat, tries_used=0)
+        assert not any(isinstance(s, PlayAccepted | Illegal) for s in seen.signals)
+        # The camera is back: the board it shows is taken, and judging goes on from it.
+        write_scene(scene, pos.to_board())
         seen.wait_for(_notice(CAMERA_BACK.key))
-        played = seen.wait_for(lambda s: isinstance(s, PlayAccepted))
-        assert played.seat == 0
+        seen.wait_for(_notice(BOARD_TAKEN.key))
+        write_scene(scene, pos.to_board(), dice=(2,))
+        accepted = seen.wait_for(lambda s: isinstance(s, DiceAccepted))
+        assert accepted.seat == seat
+        die = accepted.values[0]  # what the camera read is what the referee holds them to
+        assert pos.legal_moves(die), f"no move with {die} on {pos}"
+        moved = pos.after(die, pos.legal_moves(die)[0])
+        write_scene(scene, moved.to_board(), dice=(die,))
+        time.sleep(0.6)  # the board holds for the settle time
+        press(app, f"press done {seat}")
+        played = seen.wait_for(lambda s: isinstance(s, PlayAccepted | Illegal))
+        assert isinstance(played, PlayAccepted) and played.seat == seat
         nxt = seen.wait_for(lambda s: isinstance(s, Turn))
+        assert nxt.seat == moved.turn
         assert app.devices.seat_leds[nxt.seat].is_lit
 
 

@@ -35,10 +35,12 @@ START = bg.Position.initial(bg.Options.preset("standard")).to_board()
 
 
 def _seen(
-    board: BackgammonBoard | None, dice: tuple[int, ...] = (), cocked: int = -1
+    board: BackgammonBoard | None, dice: tuple[int, ...] = (), cocked: int = -1, at: int = 0
 ) -> Observation:
+    """An Observation with 30-pixel dice side by side, starting `at` pixels to the right."""
     readings = tuple(
-        DieReading(None if i == cocked else v, (100 * i, 10, 100 * i + 30, 40), 0.9, i == cocked)
+        DieReading(None if i == cocked else v, (at + 100 * i, 10, at + 100 * i + 30, 40), 0.9,
+                   i == cocked)
         for i, v in enumerate(dice)
     )
     return Observation(board=board, dice=readings, blocked=False, confidence=0.9)
@@ -74,6 +76,20 @@ def test_same_dice_thrown_again_after_the_tray_sensor_are_a_new_roll() -> None:
     assert conv.update(seen, seen, 0.5) == []
     conv.forget_dice()
     assert conv.update(seen, seen, 0.9) == [DiceObserved((4, 4), (False, False), t=0.9)]
+
+
+def test_dice_lying_where_they_lay_are_the_same_throw_whatever_is_read() -> None:
+    conv = ObservationEvents()
+    seen = _seen(START, (5, 3))
+    conv.update(seen, seen, 0.3)
+    # Side by side, a pixel's difference in the boxes reverses the left-to-right order; and a
+    # die cannot change its face without moving, so a different reading there is a misread.
+    for values in ((3, 5), (5, 6)):
+        again = _seen(START, values, at=4)
+        assert conv.update(again, again, 0.6) == []
+    # Thrown again (without a tray sensor): all dice somewhere new, even with the same values.
+    thrown = _seen(START, (5, 3), at=500)
+    assert conv.update(thrown, thrown, 0.9) == [DiceObserved((5, 3), (False, False), t=0.9)]
 
 
 def test_cocked_die_is_flagged_not_read() -> None:
@@ -162,3 +178,34 @@ def test_input_held_far_too_long_is_stuck_once() -> None:
     normal = StuckInputFilter(stuck_after_s=5.0)
     key = ("ButtonPressed", "undo", None)
     assert all(normal.watch(key, i % 4 != 3, 0.5 * i) is None for i in range(40))
+
+
+def test_skipping_still_frames_changes_no_signal() -> None:
+    """The same bot game read frame by frame and with still frames skipped: the same signals
+    in the same order, with far fewer frames read."""
+    from controller.config import SimulatedGame
+    from controller.frame_source import Frame, SceneRenderer, SimulatedTable
+    from controller.table_app import GameVision, calibrate_from_frame
+
+    def run(skip: bool) -> tuple[list[object], GameVision]:
+        vision = GameVision(0.3, calibrate_from_frame, skip_still_frames=skip)
+        seen = Collector()
+        pipeline = TablePipeline(Referee(), vision, listeners=[seen])
+        table = SimulatedTable((SimulatedGame("backgammon", "standard", 2),),
+                               SceneRenderer(1280, 720, seed=6), seed=6, illegal_rate=0.3,
+                               hand_rate=0.5, cocked_rate=0.2)
+        for frames, item in enumerate(table.items()):
+            if frames >= 400:
+                break
+            if isinstance(item, Frame):
+                signals = pipeline.feed_frame(item.t, item.image)
+            else:
+                signals = pipeline.handle(item)
+            table.on_signals(signals)
+        return seen.signals, vision
+
+    every, read_all = run(False)
+    skipped, gated = run(True)
+    assert len(every) > 20
+    assert skipped == every
+    assert gated.frames_read < read_all.frames_read / 3

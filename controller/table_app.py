@@ -128,9 +128,13 @@ class Referee(Protocol):
     def handle(self, event: Any) -> list[Signal]: ...
 
 
+def _left_to_right(observation: Any) -> list[Any]:
+    return sorted(getattr(observation, "dice", ()) or (), key=lambda d: tuple(d.box))
+
+
 def dice_of(observation: Any) -> tuple[tuple[int, bool], ...]:
     """The dice of an Observation as (value, cocked) pairs from left to right (0 = unread)."""
-    readings = sorted(getattr(observation, "dice", ()) or (), key=lambda d: tuple(d.box))
+    readings = _left_to_right(observation)
     return tuple((int(d.value or 0), bool(d.cocked or d.value is None)) for d in readings)
 
 
@@ -139,7 +143,7 @@ Place = tuple[float, float, float]  # a die's centre x, y and size in pixels
 
 def places_of(observation: Any) -> tuple[Place, ...]:
     """Where the dice of an Observation lie, in the order of `dice_of`."""
-    readings = sorted(getattr(observation, "dice", ()) or (), key=lambda d: tuple(d.box))
+    readings = _left_to_right(observation)
     return tuple(
         ((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2, max(d.box[2] - d.box[0], 1))
         for d in readings

@@ -107,17 +107,12 @@ class MaednReferee(TurnReferee[maedn.Position]):
         return out + self._next(pos.after(die, None), seat, die)
 
     def pass_unseen(self) -> list[Signal]:
-        pos, seat, die = self.state.pos, self.seat(), self.state.dice[0]
-        extra = self.options.extra_roll_after_six
-        if die == 6 and extra in ("always", "after_move"):
-            self.state = replace(self.state, phase=Phase.ROLL, dice=())
-            return [ExtraRoll(seat), Turn(seat, EXPECT_ROLL_AGAIN)]
-        following = (seat + 1) % self.players
-        while following in pos.finished:
-            following = (following + 1) % self.players
-        after = dataclasses.replace(pos, turn=following, tries_used=0)
+        seat = self.seat()
+        after = self.state.pos.after_unseen(self.state.dice[0])
         self.state = replace(self.state, pos=after, phase=Phase.ROLL, dice=())
-        return [expect_roll(following)]
+        if after.turn == seat:
+            return [ExtraRoll(seat), Turn(seat, EXPECT_ROLL_AGAIN)]
+        return [expect_roll(int(after.turn))]
 
     def adopt(self, board: Board) -> list[Signal]:
         if not isinstance(board, MaednBoard):

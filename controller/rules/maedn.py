@@ -499,6 +499,10 @@ class Position:
                 finished = (*finished, seat)
         return self._next(die, move is not None, pieces, finished)
 
+    def after_unseen(self, die: int) -> Position:
+        """The pieces unchanged (nobody saw the move), the turn passed as after a move of `die`."""
+        return self._next(die, True, self.pieces, self.finished)
+
     def _next(self, die: int, moved: bool, pieces: Pieces, finished: tuple[int, ...]) -> Position:
         seat = self.turn
         extra = self.options.extra_roll_after_six

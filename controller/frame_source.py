@@ -72,6 +72,7 @@ class Scene:
     dice: tuple[int, ...] = ()
     cocked: tuple[bool, ...] = ()
     hand: bool = False
+    throw: int = 0  # which throw the dice come from: each throw lands them somewhere else
 
 
 Renderer = Callable[[Scene], "np.ndarray"]
@@ -195,6 +196,7 @@ class GameBots:
             self.board = maedn.Position.initial(game.players, self.options).to_board()
         self.dice: tuple[int, ...] = ()  # the dice the table accepted: the bots play these
         self.thrown: tuple[int, ...] = ()  # the dice lying on the table
+        self.throws = 0  # physical throws so far: the renderer lands each one elsewhere
         self.before: Board = self.board
         self.injected = False
         self.correcting = False
@@ -207,7 +209,8 @@ class GameBots:
 
     def scene(self, hand: bool = False, cocked: tuple[bool, ...] = ()) -> Scene:
         dice = () if self.electronic_die else self.thrown
-        return Scene(self.board, dice, cocked or tuple(False for _ in dice), hand)
+        tilted = cocked or tuple(False for _ in dice)
+        return Scene(self.board, dice, tilted, hand, throw=self.throws)
 
     def legal_boards(self, seat: int) -> list[Board]:
         """Every board a legal play of `seat` with the accepted dice leaves."""
@@ -426,6 +429,7 @@ class SimulatedTable:
             return
         count = 2 if bots.game.game == "backgammon" else 1
         bots.dice = bots.thrown = tuple(self.rng.randint(1, 6) for _ in range(count))
+        bots.throws += 1
         self.stats.rolls += 1
         cocked: tuple[bool, ...] = ()
         if self.rng.random() < self.rates["cocked"]:
@@ -482,7 +486,11 @@ class SceneRenderer:
             camera = renderer.Camera.random(rng, self.geometry.board_size(game), self.size)
             self._cameras[game] = camera
         drawn = renderer.Scene(
-            board=scene.board, dice=scene.dice, cocked=scene.cocked, hand=scene.hand
+            board=scene.board,
+            dice=scene.dice,
+            cocked=scene.cocked,
+            throw=scene.throw,
+            hand=scene.hand,
         )
         frame = renderer.render(
             drawn, seed=self.seed, camera=camera, geometry=self.geometry, size=self.size

@@ -339,8 +339,9 @@ def freeze_batch_norms(net: nn.Module) -> None:
 
 def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, batch: int,
                      seed: int, lr: float = 3e-3, init: Path | None = None,
-                     tilt: float = 0.0) -> nn.Module:
-    """Train (or, from `init`, fine-tune) the crop classifier with a one-cycle learning rate."""
+                     tilt: float = 0.0, rendered_share: float = 0.1) -> nn.Module:
+    """Train (or, from `init`, fine-tune) the crop classifier with a one-cycle learning rate;
+    `rendered_share` of the crops come from rendered frames (the table camera's small dice)."""
     rng = random.Random(seed)
     net = make_classifier() if init is None else load_classifier_onnx(init)
     net.train()
@@ -351,7 +352,8 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
     kinds = ["die"] * 6 + ["near", "background", "hard", "hard"]
     start = time.time()
     for step in range(steps):
-        picks = [(pick(real, rendered, rng, 0.1), rng.choice(kinds)) for _ in range(batch)]
+        picks = [(pick(real, rendered, rng, rendered_share), rng.choice(kinds))
+                 for _ in range(batch)]
         exs = [classifier_example(s, rng, kind, tilt) for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         y = torch.tensor([e[1] for e in exs])
@@ -410,6 +412,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="fine-tune this exported classifier (.onnx) instead of starting anew")
     parser.add_argument("--rendered", type=int, default=300,
                         help="frames from vision.renderer to add (cocked dice come only from them)")
+    parser.add_argument("--rendered-share", type=float, default=0.1,
+                        help="share of classifier crops taken from the rendered frames")
     parser.add_argument("--reuse-detector", action="store_true",
                         help="keep the detector already in --out, train only the classifier")
     parser.add_argument("--seed", type=int, default=5)
@@ -431,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     log.info("%d hard negatives mined", mine_hard_negatives(detector_file, samples + rendered))
     classifier = train_classifier(samples, rendered, args.classifier_steps,
                                   args.classifier_batch, args.seed, args.classifier_lr,
-                                  args.init_classifier, args.tilt)
+                                  args.init_classifier, args.tilt, args.rendered_share)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / dm.CLASSIFIER_FILE.name, {0: "batch"})
     if val:

@@ -85,17 +85,40 @@ class FrameReader:
         except DiceModelError as exc:
             log.warning("dice model unavailable (%s): dice are not read", exc)
             return None
+        mask = self._dice_mask()
+        return lambda image: reader.read(image, mask)
+
+    def _dice_mask(self) -> np.ndarray:
+        """Where a die found is a die: on the board, but not on a point, the bar, a tray or a
+        Mensch field. Those places are explained by checkers and pieces (a tall stack of
+        shingled white checkers looks like a die leaning on its edge), and a real die lying on
+        them leaves pixels no colour explains, so the frame is blocked before dice are read."""
+        geo = self.board_geo
         w, h = self.calib.image_size
         mask = np.zeros((h, w), np.uint8)
         edge = np.linspace(0.0, 1.0, 20)
-        outline = np.concatenate([
+
+        def fill(points_mm: np.ndarray, value: int) -> None:
+            corners = self.calib.to_image(points_mm)
+            cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], value)
+
+        fill(np.concatenate([
             np.column_stack([edge * geo.width, np.zeros(20)]),
             np.column_stack([np.full(20, geo.width), edge * geo.height]),
             np.column_stack([(1 - edge) * geo.width, np.full(20, geo.height)]),
-            np.column_stack([np.zeros(20), (1 - edge) * geo.height])])
-        corners = self.calib.to_image(outline)
-        cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], 255)
-        return lambda image: reader.read(image, mask)
+            np.column_stack([np.zeros(20), (1 - edge) * geo.height])]), 255)
+        if isinstance(geo, BackgammonGeometry):
+            for lane in geo.lanes():
+                half = lane.width / 2
+                fill(np.array([lane.at(0, -half), lane.at(0, half),
+                               lane.at(lane.stack_length, half),
+                               lane.at(lane.stack_length, -half)]), 0)
+        else:
+            turn = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+            ring = np.column_stack([np.cos(turn), np.sin(turn)]) * geo.piece_diameter / 2
+            for _, centre, _ in geo.fields():
+                fill(ring + np.array(centre), 0)
+        return mask
 
     def read(self, image: np.ndarray) -> Observation:
         """Read one frame (8-bit BGR of the calibrated size); bad input raises ValueError."""

@@ -121,7 +121,9 @@ def _camera_maps(camera: Camera) -> tuple[np.ndarray, np.ndarray]:
 class Scene:
     """What lies on the table: a board, dice, and what may get in the way.
 
-    `cocked[i]` tilts die i; `hand` puts a hand and arm over the board, `shadow` only an arm's
+    `cocked[i]` tilts die i; `throw` numbers the throw the dice come from (the dice of one throw
+    keep their place while checkers move; another throw lands them elsewhere, even with the
+    same values); `hand` puts a hand and arm over the board, `shadow` only an arm's
     shadow; `light` scales the brightness (0.2 is a dim room); `clean` turns off noise, blur,
     uneven light and JPEG (for pictures in the docs); `palette` paints another table.
     """
@@ -129,6 +131,7 @@ class Scene:
     board: BackgammonBoard | MaednBoard
     dice: tuple[int, ...] = ()
     cocked: tuple[bool, ...] = ()
+    throw: int = 0
     hand: bool = False
     shadow: bool = False
     markers: bool = True
@@ -179,7 +182,8 @@ def render(scene: Scene, seed: int, camera: Camera | None = None,
     if scene.dice_anywhere:
         area = (30.0, 30.0, board_geo.width - 30.0, board_geo.height - 30.0)
     # The dice keep their place while checkers move: their spots depend on the throw only.
-    dice = _place_dice(scene, area, np.random.default_rng([seed, 2, *sorted(scene.dice)]))
+    throw_rng = np.random.default_rng([seed, 2, scene.throw, *sorted(scene.dice)])
+    dice = _place_dice(scene, area, throw_rng)
     for die in dice:
         render_board.draw_die(sheet_img, sheet, die)
     map_x, map_y = _camera_maps(camera)

@@ -54,11 +54,12 @@ def outcomes(request: pytest.FixtureRequest) -> dict[str, int]:
     return {"game": game, **counts}
 
 
-# Measured with these seeds: flat dice right 50/52 (backgammon) and 22/24 (Mensch); cocked dice
-# flagged 28/28 on the backgammon felt but 8/16 on the Mensch board, where a light die on the
-# light centre leaves little outline to measure; false dice 7 and 2 in 40 frames (mostly a
-# cocked die's side face taken for a second die). Issue 5 keeps the cocked dice on the Mensch
-# board open; the bounds below are the reached levels, not the goal.
+# Measured with these seeds (classifier step 4): flat dice right 50/52 (backgammon) and 23/24
+# (Mensch); cocked dice flagged 28/28 on the backgammon felt but 8/16 on the Mensch board, where
+# a light die on the light centre leaves little outline to measure; false dice 2 and 0 in 40
+# frames (7 and 2 before step 4: a cocked die's side face taken for a second die). Issue 5 keeps
+# the cocked dice on the Mensch board open; the bounds below are the reached levels, not the
+# goal.
 COCKED_FLAGGED = {"backgammon": 0.8, "maedn": 0.35}
 
 

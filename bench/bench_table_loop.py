@@ -23,10 +23,11 @@ import dataclasses
 import os
 import random
 import statistics
+import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -245,7 +246,15 @@ def _evenings(games_per_kind: int) -> list[list[Any]]:
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         for game, size in kinds:
             jobs = [(game, 100 + seed, size) for seed in range(games_per_kind)]
-            results = list(pool.map(_evening_game, jobs))
+            results = []
+            # Twenty four-player games take the better part of an hour: say how far it got.
+            for done in as_completed([pool.submit(_evening_game, job) for job in jobs]):
+                results.append(done.result())
+                stats, seconds = results[-1]
+                print(f"  {game}: game {len(results)} of {len(jobs)} in {seconds:.0f} s, "
+                      f"{stats.illegal_flagged} of {stats.illegal_injected} illegal flagged, "
+                      f"{stats.legal_flagged} legal flagged, {stats.lost} lost",
+                      file=sys.stderr, flush=True)
             total = SimulationStats()
             for stats, _ in results:
                 total.merge(stats)

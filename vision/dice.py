@@ -56,19 +56,20 @@ class DiceReader:
     """Finds and reads the dice in BGR images; construct once, call `read` per frame.
 
     `die_size_px` is the expected die width in the images (the models were trained on ~40 px
-    dice; other sizes are rescaled for the detector). Thresholds: `detect_threshold` on the
-    detector's heat, `die_threshold` on the classifier's probability that a crop is a die,
-    `read_threshold` on the probability of the best value (below it the die counts as cocked),
-    `max_aspect` on the box's long/short side ratio (above it, cocked). `outline_long` and
-    `outline_aspect`: a die whose body outline (see `body_outline`) is longer than that many die
-    sizes AND that much longer than wide shows a side face, so it is cocked. `views` (1, 2, 4
-    or 8) averages the classifier over that many quarter-turns (8: and their mirror images) of
-    each crop whose first view is unsure, i.e. whose most likely class has a probability below
-    `sure`: a die's value does not change when it turns, and averaging steadies the crops that
-    are hard, while the many easy crops cost one view only. A candidate whose centre lies in an
-    accepted die's box shrunk by `duplicate_box` is that die again and dropped; outside it, it is
-    a die of its own (dice leaning on each other overlap in the photo, so a neighbour's centre can
-    lie near the corner of the other's box).
+    dice; other sizes are rescaled for the detector so that dice are `detector_die_px` wide
+    there: 20 px by default, the middle of what it was trained on, 14–29 px). Thresholds:
+    `detect_threshold` on the detector's heat, `die_threshold` on the classifier's probability
+    that a crop is a die, `read_threshold` on the probability of the best value (below it the
+    die counts as cocked), `max_aspect` on the box's long/short side ratio (above it, cocked).
+    `outline_long` and `outline_aspect`: a die whose body outline (see `body_outline`) is longer
+    than that many die sizes AND that much longer than wide shows a side face, so it is cocked.
+    `views` (1, 2, 4 or 8) averages the classifier over that many quarter-turns (8: and their
+    mirror images) of each crop whose first view is unsure, i.e. whose most likely class has a
+    probability below `sure`: a die's value does not change when it turns, and averaging
+    steadies the crops that are hard, while the many easy crops cost one view only. A candidate
+    whose centre lies in an accepted die's box shrunk by `duplicate_box` is that die again and
+    dropped; outside it, it is a die of its own (dice leaning on each other overlap in the
+    photo, so a neighbour's centre can lie near the corner of the other's box).
     """
 
     def __init__(
@@ -76,6 +77,7 @@ class DiceReader:
         model_dir: Path | None = None,
         *,
         die_size_px: float = dm.REFERENCE_DIE_PX,
+        detector_die_px: float = dm.REFERENCE_DIE_PX * dm.DETECTOR_SCALE,
         detect_threshold: float = 0.15,
         die_threshold: float = 0.5,
         read_threshold: float = 0.35,
@@ -92,7 +94,9 @@ class DiceReader:
         if die_size_px <= 0:
             raise ValueError(f"die_size_px must be positive, got {die_size_px}")
         self.die_size_px = die_size_px
-        self.scale = dm.DETECTOR_SCALE * dm.REFERENCE_DIE_PX / die_size_px
+        if detector_die_px <= 0:
+            raise ValueError(f"detector_die_px must be positive, got {detector_die_px}")
+        self.scale = detector_die_px / die_size_px
         self.detect_threshold = detect_threshold
         self.die_threshold = die_threshold
         self.read_threshold = read_threshold
@@ -107,20 +111,26 @@ class DiceReader:
             raise ValueError(f"duplicate_box must lie in (0, 1], got {duplicate_box}")
         self.duplicate_box = duplicate_box
 
-    def read(self, image_bgr: np.ndarray, mask: np.ndarray | None = None) -> list[DieReading]:
+    def read(
+        self, image_bgr: np.ndarray, mask: np.ndarray | DiceRegions | None = None
+    ) -> list[DieReading]:
         """The dice in the image, highest confidence first.
 
         `mask` (same height and width, non-zero where dice may lie) drops dice whose centre
-        falls outside it, e.g. outside the board's dice area.
+        falls outside it, e.g. outside the board's dice area; the detector only looks at its
+        parts. For many frames of one camera pass `DiceRegions(mask)`, which finds them once.
         """
         image = _as_bgr(image_bgr)
-        if mask is not None:
-            mask = np.asarray(mask)
-            if mask.shape[:2] != image.shape[:2]:
+        if mask is None:
+            candidates = self.detect(image)
+        else:
+            regions = mask if isinstance(mask, DiceRegions) else DiceRegions(np.asarray(mask))
+            if regions.mask.shape[:2] != image.shape[:2]:
                 raise DiceInputError(
-                    f"mask is {mask.shape[:2]}, image is {image.shape[:2]}: sizes must match"
+                    f"mask is {regions.mask.shape[:2]}, image is {image.shape[:2]}: "
+                    "sizes must match"
                 )
-        candidates = self.detect(image) if mask is None else self._detect_in_mask(image, mask)
+            candidates = self._detect_in_regions(image, regions)
         if not candidates:
             return []
         crops = [
@@ -157,21 +167,25 @@ class DiceReader:
         out = self._detector.forward()[0]
         return dm.drop_duplicates(dm.decode_detections(out, self.scale, self.detect_threshold))
 
-    def _detect_in_mask(self, image: np.ndarray, mask: np.ndarray) -> list[dm.Candidate]:
-        """Run the detector only on the mask's bounding box (plus a die of margin)."""
-        ys, xs = np.nonzero(mask)
-        if len(xs) == 0:
-            return []
+    def _detect_in_regions(self, image: np.ndarray, regions: DiceRegions) -> list[dm.Candidate]:
+        """Run the detector on each part of the mask (plus a die of margin), not on the
+        picture around them: the detector is most of the reading's time."""
         h, w = image.shape[:2]
-        margin = round(dm.REFERENCE_DIE_PX * dm.DETECTOR_SCALE / self.scale)
-        x0, y0 = max(0, int(xs.min()) - margin), max(0, int(ys.min()) - margin)
-        x1, y1 = min(w, int(xs.max()) + 1 + margin), min(h, int(ys.max()) + 1 + margin)
-        found = self.detect(image[y0:y1, x0:x1])
-        return [
-            dm.Candidate(c.cx + x0, c.cy + y0, c.width, c.height, c.score)
-            for c in found
-            if mask[min(h - 1, max(0, int(c.cy + y0))), min(w - 1, max(0, int(c.cx + x0)))]
-        ]
+        margin = round(self.die_size_px)  # a die half outside the region still shows whole
+        smallest = 0.25 * self.die_size_px**2  # slivers left between fields by rasterising
+        mask = regions.mask
+        found = []
+        for bx0, by0, bx1, by1, area in regions.parts:
+            if area < smallest:
+                continue
+            x0, y0 = max(0, bx0 - margin), max(0, by0 - margin)
+            x1, y1 = min(w, bx1 + margin), min(h, by1 + margin)
+            found += [
+                dm.Candidate(c.cx + x0, c.cy + y0, c.width, c.height, c.score)
+                for c in self.detect(image[y0:y1, x0:x1])
+                if mask[min(h - 1, max(0, int(c.cy + y0))), min(w - 1, max(0, int(c.cx + x0)))]
+            ]
+        return dm.drop_duplicates(found)
 
     def _choose(
         self, image: np.ndarray, candidates: list[dm.Candidate], probs: np.ndarray
@@ -214,6 +228,21 @@ class DiceReader:
             self.outline_long <= long < OUTLINE_LEAK
             and OUTLINE_MIN_SHORT <= short <= OUTLINE_MAX_SHORT
             and long >= self.outline_aspect * short
+        )
+
+
+class DiceRegions:
+    """Where dice may lie in one camera's frames: a mask (non-zero where a die's centre may be)
+    and its connected parts as boxes (x0, y0, x1, y1, pixel count), found once."""
+
+    def __init__(self, mask: np.ndarray) -> None:
+        self.mask = mask
+        on = (np.asarray(mask) > 0).astype(np.uint8)
+        if on.ndim != 2:
+            raise DiceInputError(f"a mask has one channel, got shape {on.shape}")
+        _, _, stats, _ = cv2.connectedComponentsWithStats(on, connectivity=8)
+        self.parts = tuple(
+            (x, y, x + bw, y + bh, area) for x, y, bw, bh, area in stats[1:].tolist()
         )
 
 

@@ -95,10 +95,11 @@ class FrameReader:
         return lambda image: reader.read(image, regions)
 
     def _dice_mask(self) -> np.ndarray:
-        """Where a die found is a die: on the board, but not on a point, the bar, a tray or a
-        Mensch field. Those places are explained by checkers and pieces (a tall stack of
-        shingled white checkers looks like a die leaning on its edge), and a real die lying on
-        them leaves pixels no colour explains, so the frame is blocked before dice are read."""
+        """Where a die found is a die: inside the board's wooden frame, but not on a point, the
+        bar, a tray or a Mensch field. Those places are explained by checkers, pieces and the
+        frame (a tall stack of shingled white checkers looks like a die leaning on its edge),
+        and a real die lying on them leaves pixels no colour explains, so the frame is blocked
+        before dice are read."""
         geo = self.board_geo
         w, h = self.calib.image_size
         mask = np.zeros((h, w), np.uint8)

@@ -211,12 +211,13 @@ def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = No
     geometry = geometry or load_geometry()
     width, height = geometry.board_size(game)
     warnings: list[Reason] = []
-    found: dict[int, np.ndarray] = _detect_markers(image) if use_markers else {}
+    read, squares = _detect_markers(image)
+    found = read if use_markers else {}
     if use_markers and len(found) < 4:
         warnings.append(MARKERS_MISSING)
     h, w = image.shape[:2]
     try:
-        outline: tuple[np.ndarray, np.ndarray] | None = _board_outline(image)
+        outline: tuple[np.ndarray, np.ndarray] | None = _board_outline(image, squares)
         problem = None
     except CalibrationError as exc:
         outline, problem = None, exc
@@ -227,6 +228,8 @@ def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = No
         dst = lens.undistort(np.concatenate([found[i] for i in sorted(found)]))
         hom, _ = cv2.findHomography(src, dst, 0)
         method = "markers"
+        if len(found) < 4 and outline is not None and hom is not None:
+            hom = _with_outline_corners(hom, src, dst, outline, lens, width, height)
     else:
         if outline is None:
             raise problem  # type: ignore[misc]
@@ -245,7 +248,33 @@ def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = No
     return fix
 
 
-def _detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+#: An outline corner this far (board mm) from where the markers put the board's corner is the
+#: same corner: it joins the fit. Three markers alone leave the far corner's region several mm
+#: off; a farther outline corner is something else (a hand, a tray's edge) and is ignored.
+OUTLINE_AGREES_MM = 25.0
+
+
+def _with_outline_corners(hom: np.ndarray, src: np.ndarray, dst: np.ndarray,
+                          outline: tuple[np.ndarray, np.ndarray], lens: Lens, width: float,
+                          height: float) -> np.ndarray:
+    """Refit a homography from fewer than four markers with the board outline's corners that
+    agree with it: the outline spans the whole board where the markers seen do not."""
+    points, approx = outline
+    corners = _order_corners(_refine_corners(lens.undistort(points), lens.undistort(approx)))
+    board = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
+    predicted = cv2.perspectiveTransform(board.reshape(-1, 1, 2), hom).reshape(-1, 2)
+    px_per_mm = float(np.linalg.norm(predicted[2] - predicted[0])) / float(np.hypot(width, height))
+    agree = np.linalg.norm(corners - predicted, axis=1) <= OUTLINE_AGREES_MM * px_per_mm
+    if not agree.any():
+        return hom
+    refit, _ = cv2.findHomography(np.concatenate([src, board[agree]]),
+                                  np.concatenate([dst, corners[agree]]), 0)
+    return refit if refit is not None else hom
+
+
+def _detect_markers(image: np.ndarray) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
+    """The corner markers read (id → 4 corners), and every marker-like square seen, read or
+    not: a marker too small or blurred to read still blurs into the board's outline."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
@@ -255,29 +284,53 @@ def _detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
     params.perspectiveRemoveIgnoredMarginPerCell = 0.3
     detector = cv2.aruco.ArucoDetector(
         cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
-    corners, ids, _ = detector.detectMarkers(grey)
+    corners, ids, rejected = detector.detectMarkers(grey)
     found: dict[int, np.ndarray] = {}
     if ids is not None:
         for marker_id, quad in zip(ids.ravel(), corners, strict=True):
             if 0 <= marker_id <= 3:
                 found[int(marker_id)] = quad.reshape(4, 2).astype(np.float64)
     log.debug("markers found: %s", sorted(found))
-    return found
+    squares = [q.reshape(4, 2).astype(np.float64) for q in (*corners, *rejected)]
+    return found, squares
 
 
-def _board_outline(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+#: Marker-like squares are blanked before the outline is traced: at most this share of the
+#: picture (the board, seen as one big square, is far larger), at most this long for their
+#: width (the detector also offers thin slivers of wood grain and the points' triangles).
+MARKER_MAX_AREA = 0.01
+MARKER_MAX_ASPECT = 1.5
+
+
+def _marker_like(quad: np.ndarray, picture_area: float) -> bool:
+    """True for a square small enough to be a corner marker (read or not)."""
+    _, (a, b), _ = cv2.minAreaRect(quad.astype(np.float32))
+    short, long = min(a, b), max(a, b)
+    small = a * b <= MARKER_MAX_AREA * picture_area
+    return short > 0 and long <= MARKER_MAX_ASPECT * short and small
+
+
+def _board_outline(image: np.ndarray, squares: list[np.ndarray] = ()
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """The board is full of edges, the table top around it is plain: the outer contour of the
-    edge map is the board's outline (markers make small separate blobs). Returns the contour's
-    points and its four rough corners."""
+    edge map is the board's outline. Marker-like `squares` are blanked first, grown by half
+    their size: a small marker near a corner blurs into the board's edges and would pull the
+    outline's corner out to itself. Returns the contour's points and its four rough corners."""
     grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     edges = cv2.Canny(grey, 40, 120)
+    h, w = grey.shape
+    for quad in squares:
+        if not _marker_like(quad, h * w):
+            continue
+        centre = quad.mean(axis=0)
+        grown = centre + 1.5 * (quad - centre)
+        cv2.fillConvexPoly(edges, np.round(grown).astype(np.int32), 0)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))  # small: markers must stay apart
     contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         raise CalibrationError("board outline not found: no edges in the picture", NO_BOARD)
     contour = max(contours, key=lambda c: cv2.contourArea(cv2.convexHull(c)))
     hull = cv2.convexHull(contour)
-    h, w = grey.shape
     if cv2.contourArea(hull) < 0.05 * h * w:
         raise CalibrationError("board outline not found: the largest outlined area is too small",
                                NO_BOARD)

@@ -194,12 +194,12 @@ class DiceReader:
         h, w = image.shape[:2]
         p_die = 1.0 - probs[:, dm.NOT_A_DIE]
         order = np.argsort(-(p_die * np.array([c.score for c in candidates])))
-        kept: list[DieReading] = []
+        chosen: list[tuple[int, tuple[int, int, int, int]]] = []
         for i in order.tolist():
             c = candidates[i]
             if p_die[i] < self.die_threshold:
                 continue
-            if any(_inside(c.cx, c.cy, r.box, self.duplicate_box) for r in kept):
+            if any(_inside(c.cx, c.cy, box, self.duplicate_box) for _, box in chosen):
                 continue
             box = (
                 max(0, round(c.cx - c.width / 2)),
@@ -207,13 +207,20 @@ class DiceReader:
                 min(w, round(c.cx + c.width / 2)),
                 min(h, round(c.cy + c.height / 2)),
             )
+            chosen.append((i, box))
+        centres = np.array([(candidates[i].cx, candidates[i].cy) for i, _ in chosen])
+        kept: list[DieReading] = []
+        for i, box in chosen:
+            c = candidates[i]
+            gaps = np.hypot(centres[:, 0] - c.cx, centres[:, 1] - c.cy)
+            alone = int((gaps < ALONE_DIE_SIZES * self.die_size_px).sum()) == 1
             value = int(np.argmax(probs[i, 1:])) + 1
             p_value = float(probs[i, value])
             aspect = max(c.width, c.height) / max(1e-6, min(c.width, c.height))
             if (
                 p_value < self.read_threshold
                 or aspect > self.max_aspect
-                or self._shows_side_face(image, c)
+                or self._shows_side_face(image, c, alone)
             ):
                 kept.append(DieReading(None, box, float(p_die[i]), True))
             else:
@@ -221,9 +228,16 @@ class DiceReader:
         kept.sort(key=lambda r: -r.confidence)
         return kept
 
-    def _shows_side_face(self, image: np.ndarray, c: dm.Candidate) -> bool:
-        """True when the die's body outline is elongated and longer than a flat die's face."""
+    def _shows_side_face(self, image: np.ndarray, c: dm.Candidate, alone: bool) -> bool:
+        """True when the die's body outline is elongated and longer than a flat die's face.
+
+        When the body's colour runs on into the board around it (a light die on a light
+        board), a die lying `alone` is measured by its silhouette against the board instead.
+        """
         long, short = body_outline(image, c.cx, c.cy, self.die_size_px)
+        if long >= OUTLINE_LEAK and alone:
+            long, short = silhouette(image, c.cx, c.cy, self.die_size_px)
+            return SILHOUETTE_LONG <= long < OUTLINE_LEAK and short <= SILHOUETTE_MAX_SHORT
         return (
             self.outline_long <= long < OUTLINE_LEAK
             and OUTLINE_MIN_SHORT <= short <= OUTLINE_MAX_SHORT
@@ -276,6 +290,75 @@ SHADE_TOLERANCE = (0.08, 12.0)
 OUTLINE_SIZE_PX = 16.0
 
 
+#: The silhouette is the fallback for a die alone: no other die's centre within this many die
+#: sizes (dice pushed together merge into one silhouette; on the train photos, where dice lie
+#: in heaps, a tenth of the dice whose body colour leaks would otherwise be called cocked).
+ALONE_DIE_SIZES = 1.8
+#: A silhouette this many die sizes long (and not wider than the maximum) shows a side face.
+#: Rendered light dice on the Mensch board: flat ≤ 1.43 long, cocked 1.54–1.93 (1.25–1.55 wide).
+SILHOUETTE_LONG = 1.6
+SILHOUETTE_MAX_SHORT = 1.6
+#: A pixel this far (BGR distance) from the board colour around the die belongs to the die, its
+#: shadow or its edges: far above sensor noise (σ ≤ 5), below a shaded side face's step.
+SILHOUETTE_STEP = 30.0
+
+
+def _outline_crop(
+    image: np.ndarray, cx: float, cy: float, size: float
+) -> tuple[np.ndarray, float, float, float]:
+    """The float crop 1.2 die sizes around the centre (shrunk to `OUTLINE_SIZE_PX` dice), the
+    centre in it and the die size in it."""
+    h, w = image.shape[:2]
+    r = round(1.2 * size)
+    x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
+    x1, y1 = min(w, int(cx) + r + 1), min(h, int(cy) + r + 1)
+    crop = image[y0:y1, x0:x1]
+    ccx, ccy = cx - x0, cy - y0
+    if size > OUTLINE_SIZE_PX:
+        factor = OUTLINE_SIZE_PX / size
+        crop = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        ccx, ccy, size = ccx * factor, ccy * factor, OUTLINE_SIZE_PX
+    return crop.astype(np.float32), ccx, ccy, size
+
+
+def _central_region(mask: np.ndarray, ccx: float, ccy: float, size: float,
+                    connectivity: int) -> tuple[float, float]:
+    """Long and short side (in die sizes) of the minimum-area rectangle around the part of
+    `mask` that covers most of the die's centre; (0, 0) when none does."""
+    count, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=connectivity)
+    yy, xx = np.ogrid[: mask.shape[0], : mask.shape[1]]
+    central = ((xx - ccx) ** 2 + (yy - ccy) ** 2 <= (0.3 * size) ** 2) & (mask > 0)
+    votes = np.bincount(labels[central], minlength=count)
+    if count < 2 or votes[1:].max() == 0:
+        return 0.0, 0.0
+    region = (labels == int(np.argmax(votes[1:])) + 1).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    _, (a, b), _ = cv2.minAreaRect(np.concatenate(contours))
+    return max(a, b) / size, min(a, b) / size
+
+
+def silhouette(image: np.ndarray, cx: float, cy: float, size: float) -> tuple[float, float]:
+    """Long and short side, in die sizes, of what stands out from the board around the die.
+
+    The board colour is the median of the crop beyond one die size from the centre; pixels
+    `SILHOUETTE_STEP` away from it (pips, edges, a shaded side face, the shadow), closed over
+    a quarter of a die so they join up, give the region covering the centre: about 1.3 x 1.3
+    for a flat light die on a light board, 1.5-1.9 long for a cocked one.
+    """
+    crop, ccx, ccy, size = _outline_crop(image, cx, cy, size)
+    yy, xx = np.ogrid[: crop.shape[0], : crop.shape[1]]
+    ring = (xx - ccx) ** 2 + (yy - ccy) ** 2 >= size**2
+    if ring.sum() < 10:
+        return 0.0, 0.0
+    board = np.median(crop[ring], axis=0)
+    standing_out = (np.linalg.norm(crop - board, axis=2) > SILHOUETTE_STEP).astype(np.uint8)
+    k = max(1, round(0.25 * size)) | 1
+    joined = cv2.morphologyEx(
+        standing_out, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
+    return _central_region(joined, ccx, ccy, size, connectivity=8)
+
+
 def body_outline(
     image: np.ndarray, cx: float, cy: float, size: float
 ) -> tuple[float, float]:
@@ -288,17 +371,7 @@ def body_outline(
     shadow for dark dice), about 1.4 x 1.1 for a die tilted so one side face shows. (0, 0)
     when no region is found.
     """
-    h, w = image.shape[:2]
-    r = round(1.2 * size)
-    x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
-    x1, y1 = min(w, int(cx) + r + 1), min(h, int(cy) + r + 1)
-    crop = image[y0:y1, x0:x1]
-    ccx, ccy = cx - x0, cy - y0
-    if size > OUTLINE_SIZE_PX:
-        factor = OUTLINE_SIZE_PX / size
-        crop = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-        ccx, ccy, size = ccx * factor, ccy * factor, OUTLINE_SIZE_PX
-    crop = crop.astype(np.float32)
+    crop, ccx, ccy, size = _outline_crop(image, cx, cy, size)
     q = 0.35 * size
     core = crop[max(0, int(ccy - q)) : int(ccy + q) + 1, max(0, int(ccx - q)) : int(ccx + q) + 1]
     if core.size == 0:
@@ -309,16 +382,7 @@ def body_outline(
     off_colour = np.linalg.norm(crop - shade[..., None] * body, axis=2)
     tolerance = SHADE_TOLERANCE[0] * np.sqrt(energy) + SHADE_TOLERANCE[1]
     mask = (shade > SHADES[0]) & (shade < SHADES[1]) & (off_colour < tolerance)
-    count, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=4)
-    yy, xx = np.ogrid[: crop.shape[0], : crop.shape[1]]
-    central = ((xx - ccx) ** 2 + (yy - ccy) ** 2 <= (0.3 * size) ** 2) & mask
-    votes = np.bincount(labels[central], minlength=count)
-    if count < 2 or votes[1:].max() == 0:
-        return 0.0, 0.0
-    region = (labels == int(np.argmax(votes[1:])) + 1).astype(np.uint8)
-    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    _, (a, b), _ = cv2.minAreaRect(max(contours, key=len))
-    return max(a, b) / size, min(a, b) / size
+    return _central_region(mask, ccx, ccy, size, connectivity=4)
 
 
 def _body_colour(pixels: np.ndarray) -> np.ndarray:

@@ -10,7 +10,19 @@ import pytest
 
 from tests.vision.dice_requirements import DATA, needs_data, needs_model
 from vision import dice_model as dm
-from vision.dice import VIEW_TURNS, DiceReader, DieReading, read_dice, turned_view
+from vision.dice import (
+    ALONE_DIE_SIZES,
+    OUTLINE_LEAK,
+    SILHOUETTE_LONG,
+    SILHOUETTE_MAX_SHORT,
+    VIEW_TURNS,
+    DiceReader,
+    DieReading,
+    body_outline,
+    read_dice,
+    silhouette,
+    turned_view,
+)
 from vision.dice_eval import evaluate, load_labels, score_image
 
 pytestmark = [needs_data, needs_model]
@@ -52,6 +64,29 @@ def test_real_dice_are_not_flagged_cocked() -> None:
         readings += reader.read(cv2.imread(str(item.path)))
     cocked = [r for r in readings if r.cocked]
     assert len(cocked) <= 0.01 * len(readings), cocked
+
+
+def test_lone_real_dice_are_not_called_cocked_by_their_silhouette() -> None:
+    """The silhouette rule (a die alone whose body colour runs into the board) was set on
+    renders; the real photos check it does not fire on real flat dice seen off the camera's
+    axis. Train split (the rule was chosen looking at these): 99 lone dice whose body colour
+    leaks, none in the flagged band."""
+    measured = 0
+    for item in load_labels(DATA, "train"):
+        image = cv2.imread(str(item.path))
+        centres = [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2,
+                    max(d.box[2] - d.box[0], d.box[3] - d.box[1])) for d in item.dice]
+        for cx, cy, size in centres:
+            gaps = [np.hypot(x - cx, y - cy) for x, y, _ in centres]
+            if any(0 < gap < ALONE_DIE_SIZES * size for gap in gaps):
+                continue  # dice pushed together: no silhouette verdict
+            if body_outline(image, cx, cy, size)[0] < OUTLINE_LEAK:
+                continue  # the body colour's outline decides
+            measured += 1
+            long, short = silhouette(image, cx, cy, size)
+            assert not (SILHOUETTE_LONG <= long < OUTLINE_LEAK and short <= SILHOUETTE_MAX_SHORT), (
+                item.path.name, cx, cy, long, short)
+    assert measured >= 50
 
 
 def test_read_dice_returns_readings_matching_the_labels() -> None:

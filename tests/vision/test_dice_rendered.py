@@ -14,7 +14,7 @@ import pytest
 
 from tests.vision.dice_requirements import needs_model
 from vision import renderer
-from vision.dice import DiceReader
+from vision.dice import OUTLINE_LEAK, DiceReader, body_outline
 from vision.dice_eval import LabelledDie, evaluate, load_labels, score_image
 from vision.render_board import DIE_SIZE_MM
 from vision.render_dataset import random_scene, write_dataset
@@ -55,12 +55,12 @@ def outcomes(request: pytest.FixtureRequest) -> dict[str, int]:
 
 
 # Measured with these seeds (classifier step 4): flat dice right 50/52 (backgammon) and 23/24
-# (Mensch); cocked dice flagged 28/28 on the backgammon felt but 8/16 on the Mensch board, where
-# a light die on the light centre leaves little outline to measure; false dice 2 and 0 in 40
-# frames (7 and 2 before step 4: a cocked die's side face taken for a second die). Issue 5 keeps
-# the cocked dice on the Mensch board open; the bounds below are the reached levels, not the
-# goal.
-COCKED_FLAGGED = {"backgammon": 0.8, "maedn": 0.35}
+# (Mensch); cocked dice flagged 28/28 on the backgammon felt and 12/16 on the Mensch board (8/16
+# before light dice on the light centre were judged by their silhouette); false dice 2 and 0 in
+# 40 frames (7 and 2 before step 4: a cocked die's side face taken for a second die). Issue 5
+# keeps the cocked dice on the Mensch board open; the bounds below are the reached levels, not
+# the goal.
+COCKED_FLAGGED = {"backgammon": 0.8, "maedn": 0.65}
 
 
 def test_rendered_flat_dice_are_read(outcomes) -> None:
@@ -76,6 +76,32 @@ def test_rendered_cocked_dice_are_flagged_not_read(outcomes) -> None:
 
 def test_rendered_frames_give_few_false_dice(outcomes) -> None:
     assert outcomes["false"] <= FRAMES // 5, outcomes
+
+
+def test_light_dice_on_the_light_mensch_board_are_judged_by_their_silhouette() -> None:
+    """White and ivory dice on the Mensch board's cream: their body colour runs into the board,
+    so only the silhouette tells a cocked one (a side face standing out) from a flat one.
+    Measured on these frames: 10 of 13 cocked flagged (0 before the silhouette), 0 of 15 flat."""
+    rng = np.random.default_rng(4242)
+    flagged = {True: 0, False: 0}
+    seen = {True: 0, False: 0}
+    for i in range(60):
+        scene = random_scene(rng, "maedn", cocked=0.5)
+        frame = renderer.render(scene, 950_000 + i)
+        size = DIE_SIZE_MM * frame.camera.px_per_mm
+        readings = DiceReader(die_size_px=size).read(frame.image)
+        for die, box in zip(frame.dice, frame.dice_boxes, strict=True):
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            if body_outline(frame.image, cx, cy, size)[0] < OUTLINE_LEAK:
+                continue  # not a light die on a light board
+            seen[die.cocked] += 1
+            flagged[die.cocked] += any(
+                r.cocked and r.box[0] <= cx <= r.box[2] and r.box[1] <= cy <= r.box[3]
+                for r in readings
+            )
+    assert seen[True] >= 10 and seen[False] >= 10, seen
+    assert flagged[True] >= 0.6 * seen[True], (flagged, seen)
+    assert flagged[False] <= 0.1 * seen[False], (flagged, seen)
 
 
 def test_rendered_dataset_folder_is_read_by_eval(tmp_path) -> None:

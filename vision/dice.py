@@ -82,8 +82,8 @@ class DiceReader:
         die_threshold: float = 0.5,
         read_threshold: float = 0.35,
         max_aspect: float = 1.5,
-        outline_long: float = 1.37,
-        outline_aspect: float = 1.1,
+        outline_long: float = 1.25,
+        outline_aspect: float = 1.2,
         views: int = 8,
         sure: float = 0.9,
         duplicate_box: float = 0.8,
@@ -296,7 +296,7 @@ OUTLINE_SIZE_PX = 16.0
 ALONE_DIE_SIZES = 1.8
 #: A silhouette this many die sizes long (and not wider than the maximum) shows a side face.
 #: Rendered light dice on the Mensch board: flat ≤ 1.43 long, cocked 1.54–1.93 (1.25–1.55 wide).
-SILHOUETTE_LONG = 1.6
+SILHOUETTE_LONG = 1.5
 SILHOUETTE_MAX_SHORT = 1.6
 #: A pixel this far (BGR distance) from the board colour around the die belongs to the die, its
 #: shadow or its edges: far above sensor noise (σ ≤ 5), below a shaded side face's step.

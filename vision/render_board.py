@@ -266,6 +266,24 @@ def draw_maedn(img: np.ndarray, geo: MaednGeometry, board: MaednBoard,
                        _shade(base, 1.15), -1, cv2.LINE_AA)
 
 
+#: A die's shadow keeps this share of the light on the board beneath it (as the checkers' and
+#: pieces' shadows do): a shadow darkens the felt or wood, it does not paint it black.
+DIE_SHADOW = 0.5
+
+
+def _darken(img: np.ndarray, polygon: np.ndarray, keep: float) -> None:
+    """Multiply the pixels under `polygon` (sheet pixels) by `keep`, edges anti-aliased."""
+    x, y, w, h = cv2.boundingRect(polygon)
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(img.shape[1], x + w), min(img.shape[0], y + h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillConvexPoly(mask, polygon - np.array([x0, y0], np.int32), 1.0, cv2.LINE_AA)
+    roi = img[y0:y1, x0:x1]
+    roi[:] = (roi * (1.0 - (1.0 - keep) * mask[..., None])).astype(np.uint8)
+
+
 def draw_die(img: np.ndarray, sheet: Sheet, die: PlacedDie) -> None:
     """Draw a die lying flat (or cocked: tilted, showing a side face) with its pips."""
     body, pip = DIE_BODIES[die.body]
@@ -276,8 +294,7 @@ def draw_die(img: np.ndarray, sheet: Sheet, die: PlacedDie) -> None:
     def to_mm(x: float, y: float) -> tuple[float, float]:
         return (die.centre[0] + x * c - y * s, die.centre[1] + x * s + y * c)
 
-    shadow_pts = sheet.pts(corners + np.array([3.0, 3.0]))
-    cv2.fillConvexPoly(img, cv2.convexHull(shadow_pts), (20, 20, 20), cv2.LINE_AA)
+    _darken(img, cv2.convexHull(sheet.pts(corners + np.array([3.0, 3.0]))), DIE_SHADOW)
     top = corners[:4]
     squeeze = 1.0
     if die.cocked:

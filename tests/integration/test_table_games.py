@@ -63,10 +63,10 @@ def _check(stats: Any, seen: Collector, cocked_flagged: float) -> None:
     assert stats.hands > 0 and any(isinstance(e, ViewBlocked) for e in seen.events)
     assert stats.cocked > 0
     # A cocked die the reader takes for a flat one is read with a value (issue 5: the cocked
-    # check flags nearly all rendered cocked dice on the backgammon felt but only about 3 in 4 on
-    # the Mensch board, where a light die on the light centre is judged by its silhouette alone;
-    # the bounds are the reached levels); a flat die taken for a cocked one asks for a needless
-    # re-roll now and then.
+    # check flags nearly all rendered cocked dice on the backgammon felt and most on the Mensch
+    # board, where a light die on the light centre is judged by its silhouette alone; the bounds
+    # are the reached levels); a flat die taken for a cocked one asks for a needless re-roll now
+    # and then.
     rerolls = sum(isinstance(s, Reroll) for s in seen.signals)
     assert cocked_flagged * stats.cocked <= rerolls <= stats.cocked + 0.05 * stats.rolls
     # Rolls read with other values than thrown: the table judges by what it read.
@@ -86,7 +86,7 @@ def test_standard_backgammon_game_through_rendered_frames() -> None:
 def test_four_player_hofer_mensch_game_through_rendered_frames() -> None:
     stats, seen = _play(SimulatedGame("maedn", "hofer", 4), (1280, 720), seed=103,
                         illegal=0.1, hand=0.2, cocked=0.05)
-    _check(stats, seen, cocked_flagged=0.6)  # measured 24 re-rolls for 30 (14 for 27 before)
+    _check(stats, seen, cocked_flagged=0.75)  # measured 30 re-rolls for 30 (14 for 27 before)
     over = [s for s in seen.signals if isinstance(s, GameOver)][-1]
     assert len(over.order) >= 3 and len(set(over.order)) == len(over.order)
     assert set(over.order) <= {0, 1, 2, 3}

@@ -54,13 +54,13 @@ def outcomes(request: pytest.FixtureRequest) -> dict[str, int]:
     return {"game": game, **counts}
 
 
-# Measured with these seeds (classifier step 4): flat dice right 50/52 (backgammon) and 23/24
-# (Mensch); cocked dice flagged 28/28 on the backgammon felt and 12/16 on the Mensch board (8/16
-# before light dice on the light centre were judged by their silhouette); false dice 2 and 0 in
-# 40 frames (7 and 2 before step 4: a cocked die's side face taken for a second die). Issue 5
-# keeps the cocked dice on the Mensch board open; the bounds below are the reached levels, not
-# the goal.
-COCKED_FLAGGED = {"backgammon": 0.8, "maedn": 0.65}
+# Measured with these seeds (classifier step 4): flat dice right 51/52 (backgammon) and 23/24
+# (Mensch); cocked dice flagged 28/28 on the backgammon felt and 14/16 on the Mensch board (8/16
+# before light dice on the light centre were judged by their silhouette and the outline rule
+# was set on dice whose shadows darken the board instead of painting it black); false dice 2
+# and 0 in 40 frames (7 and 2 before step 4: a cocked die's side face taken for a second die).
+# Issue 5 keeps the cocked dice open; the bounds below are the reached levels, not the goal.
+COCKED_FLAGGED = {"backgammon": 0.8, "maedn": 0.75}
 
 
 def test_rendered_flat_dice_are_read(outcomes) -> None:
@@ -81,7 +81,7 @@ def test_rendered_frames_give_few_false_dice(outcomes) -> None:
 def test_light_dice_on_the_light_mensch_board_are_judged_by_their_silhouette() -> None:
     """White and ivory dice on the Mensch board's cream: their body colour runs into the board,
     so only the silhouette tells a cocked one (a side face standing out) from a flat one.
-    Measured on these frames: 10 of 13 cocked flagged (0 before the silhouette), 0 of 15 flat."""
+    Measured on these frames: 13 of 13 cocked flagged (0 before the silhouette), 0 of 15 flat."""
     rng = np.random.default_rng(4242)
     flagged = {True: 0, False: 0}
     seen = {True: 0, False: 0}
@@ -100,7 +100,7 @@ def test_light_dice_on_the_light_mensch_board_are_judged_by_their_silhouette() -
                 for r in readings
             )
     assert seen[True] >= 10 and seen[False] >= 10, seen
-    assert flagged[True] >= 0.6 * seen[True], (flagged, seen)
+    assert flagged[True] >= 0.75 * seen[True], (flagged, seen)
     assert flagged[False] <= 0.1 * seen[False], (flagged, seen)
 
 

@@ -8,10 +8,11 @@ import pytest
 
 from controller.events import BackgammonBoard
 from tests.vision.dice_requirements import needs_model
-from vision.calibration import STANDARD_BACKGAMMON, calibrate
+from vision.calibration import STANDARD_BACKGAMMON, calibrate, maedn_start
 from vision.frame_reader import FrameReader
+from vision.geometry import load_geometry
 from vision.render_dataset import random_scene
-from vision.renderer import Scene, render
+from vision.renderer import Camera, Scene, render
 
 pytestmark = needs_model
 
@@ -38,6 +39,36 @@ def test_dice_on_clear_frames_are_read(setup: tuple) -> None:
     # docs/vision-dice.md).
     assert right >= 35, f"only {right} of 40 frames had both dice right"
     assert misread <= 4, f"{misread} of 40 frames had a flat die read as a value it does not show"
+
+
+# Camera mounts as the simulated table draws them (`Camera.random` with [seed, len(game)]) on
+# which the renderer's strongest motion blur smears a 4's two pip columns into two bars, read as
+# a 6 until the table stopped guessing faces read with less than 60 % probability.
+BLURRED_MOUNTS = (("maedn", 217), ("maedn", 221), ("maedn", 225), ("backgammon", 209),
+                  ("backgammon", 220))
+
+
+def test_the_table_asks_for_a_reroll_rather_than_guess_a_blurred_face() -> None:
+    geometry = load_geometry()
+    dice = right = misread = 0
+    for game, seed in BLURRED_MOUNTS:
+        board = random_scene(np.random.default_rng(seed), game).board
+        camera = Camera.random(np.random.default_rng([seed, len(game)]),
+                               geometry.board_size(game), (1280, 720))
+        start = maedn_start(4) if game == "maedn" else STANDARD_BACKGAMMON
+        reader = FrameReader(calibrate(render(Scene(start), seed=seed, camera=camera).image,
+                                       game))
+        throws = [(v,) for v in range(1, 7)] if game == "maedn" else [(v, 7 - v)
+                                                                       for v in range(1, 7)]
+        for thrown in throws:
+            obs = reader.read(render(Scene(board, dice=thrown), seed=seed, camera=camera).image)
+            values = sorted(d.value for d in obs.dice if not d.cocked)
+            dice += len(thrown)
+            right += sum(v in values for v in set(thrown))
+            misread += sum(v not in thrown for v in values)
+    # Measured: 1 misread and 34 of 42 right (6 misread and 35 right before).
+    assert misread <= 1, f"{misread} of {dice} dice read as a value they do not show"
+    assert right >= 32, f"only {right} of {dice} dice read right"
 
 
 def test_cocked_dice_are_rarely_given_a_value(setup: tuple) -> None:

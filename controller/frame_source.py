@@ -13,9 +13,11 @@ from __future__ import annotations
 import logging
 import os
 import random
+import signal as os_signal
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -503,6 +505,11 @@ _worker_renderer: SceneRenderer | None = None
 
 def _start_worker(width: int, height: int, seed: int) -> None:
     global _worker_renderer
+    # Ctrl-C in a terminal (and systemd's stop) signals every process of the table program: the
+    # table decides when its render workers end, a worker that died of the signal mid-frame
+    # would break the table's last frame with a traceback instead of a clean stop.
+    os_signal.signal(os_signal.SIGINT, os_signal.SIG_IGN)
+    os_signal.signal(os_signal.SIGTERM, os_signal.SIG_IGN)
     _worker_renderer = SceneRenderer(width, height, seed)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
@@ -536,8 +543,12 @@ class RenderAhead:
             initargs=(width, height, seed),
         )
         self._pending: dict[Scene, Any] = {}
+        self._size = (width, height, seed)
+        self._fallback: SceneRenderer | None = None
 
     def prefetch(self, scenes: list[Scene]) -> None:
+        if self._fallback is not None:
+            return
         if len(self._pending) >= 8:  # planned scenes that were never shown (a game ended)
             for future in self._pending.values():
                 future.cancel()
@@ -547,10 +558,20 @@ class RenderAhead:
                 self._pending[scene] = self._pool.submit(_render_in_worker, scene)
 
     def __call__(self, scene: Scene) -> np.ndarray:
-        future = self._pending.pop(scene, None)
-        if future is None:
-            future = self._pool.submit(_render_in_worker, scene)
-        return future.result()
+        if self._fallback is not None:
+            return self._fallback(scene)
+        try:
+            future = self._pending.pop(scene, None)
+            if future is None:
+                future = self._pool.submit(_render_in_worker, scene)
+            return future.result()
+        except BrokenProcessPool:
+            # A worker was killed (out of memory, a stray signal): draw here from now on, the
+            # evening goes on a little slower.
+            log.warning("render worker lost: drawing frames in the table's own process")
+            self._pending.clear()
+            self._fallback = SceneRenderer(*self._size)
+            return self._fallback(scene)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -932,6 +932,9 @@ class EmulatedDisplayBoard:
             ],
             stdin=subprocess.DEVNULL,
             stderr=self._log,
+            # Its own session, as the real board is its own device: Ctrl-C in the table's
+            # terminal stops the table, which then turns the board off (`close`).
+            start_new_session=True,
         )
         deadline = time.monotonic() + 10.0
         while not self.port.exists():

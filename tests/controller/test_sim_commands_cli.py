@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -117,6 +118,38 @@ def test_stopping_the_simulated_table_stops_it_and_its_display_board() -> None:
         finally:
             watchdog.cancel()
             proc.kill()
+            proc.wait()
+
+
+def test_ctrl_c_in_the_terminal_stops_the_simulated_table_without_a_traceback() -> None:
+    """Ctrl-C signals every process of the terminal's foreground group, the render workers
+    too: the table stops as on SIGTERM, with its summary and no traceback (a worker that died
+    of the signal mid-frame used to break the table's last frame)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "play", "--colour", "never", "--game", "maedn",
+         "--seed", "4"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # a process group of its own, like a terminal's job
+    )
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    try:
+        _wait_for_line(proc, "Bitte ziehen")
+        helpers = _children(proc.pid)
+        time.sleep(1.0)  # the workers are drawing the frames ahead
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err, err
+        assert "games 1: finished 0, stuck 0" in out, out[-500:]
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in helpers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in helpers)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
 
 

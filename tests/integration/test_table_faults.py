@@ -349,3 +349,26 @@ def test_stuck_dice_tray_sensor_is_reported_once_and_ignored(tmp_path: Path) -> 
         time.sleep(0.3)
         assert sum(isinstance(e, DieThrown) for e in seen.events) == 2  # the one before it stuck
         assert [s for s in seen.signals if isinstance(s, Notice) and s.key == stuck.key] == [stuck]
+
+
+def test_a_killed_render_worker_costs_the_simulated_table_no_frame(caplog) -> None:
+    """The simulated table draws frames ahead in worker processes; one killed (out of memory,
+    a stray signal) must not end the evening: the same frame is drawn in the table's process."""
+    from controller.frame_source import RenderAhead, Scene, SceneRenderer
+    from vision.calibration import STANDARD_BACKGAMMON
+
+    ahead = RenderAhead(320, 180, seed=3)
+    try:
+        first = Scene(STANDARD_BACKGAMMON, dice=(3, 5))
+        assert ahead(first).shape == (180, 320, 3)  # the workers are running
+        for pid in [p.pid for p in ahead._pool._processes.values()]:  # its worker processes
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(0.5)
+        second = Scene(STANDARD_BACKGAMMON, dice=(6, 1), throw=1)
+        with caplog.at_level("WARNING"):
+            frame = ahead(second)
+        assert (frame == SceneRenderer(320, 180, seed=3)(second)).all()
+        assert "render worker lost" in caplog.text
+        ahead.prefetch([Scene(STANDARD_BACKGAMMON, dice=(2, 2), throw=2)])  # no pool: no-op
+    finally:
+        ahead.close()

@@ -295,8 +295,10 @@ OUTLINE_SIZE_PX = 16.0
 #: in heaps, a tenth of the dice whose body colour leaks would otherwise be called cocked).
 ALONE_DIE_SIZES = 1.8
 #: A silhouette this many die sizes long (and not wider than the maximum) shows a side face.
-#: Rendered light dice on the Mensch board: flat ≤ 1.43 long, cocked 1.54–1.93 (1.25–1.55 wide).
-SILHOUETTE_LONG = 1.5
+#: Rendered light dice on the Mensch board: flat ≤ 1.50 long, cocked 1.52–1.92 (1.17–1.51
+#: wide). 1.6, not 1.5: a die size given 8 % too small (`vision eval --die-size 15` on 16 px
+#: dice) made a tenth of the flat ones 1.5–1.6 long.
+SILHOUETTE_LONG = 1.6
 SILHOUETTE_MAX_SHORT = 1.6
 #: A pixel this far (BGR distance) from the board colour around the die belongs to the die, its
 #: shadow or its edges: far above sensor noise (σ ≤ 5), below a shaded side face's step.

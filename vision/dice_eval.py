@@ -41,9 +41,13 @@ class LabelledDie:
 
 @dataclass(frozen=True, slots=True)
 class LabelledImage:
+    """A labelled picture; `die_px` is a die's width in it when the folder says (the renderer
+    knows its camera as a calibration would), else None."""
+
     path: Path
     split: str
     dice: tuple[LabelledDie, ...]
+    die_px: float | None = None
 
 
 def default_data_dir() -> Path:
@@ -95,7 +99,11 @@ def _parse_entry(path: Path, index: int, entry: object) -> LabelledImage:
         if not isinstance(cocked, bool):
             raise LabelError(f"{where} die {j}: 'cocked' must be true or false, got {cocked!r}")
         dice.append(LabelledDie(value, tuple(round(v) for v in box), cocked))
-    return LabelledImage(path.parent / entry["image"], str(entry.get("split", "")), tuple(dice))
+    die_px = entry.get("die_px")
+    if die_px is not None and not (isinstance(die_px, int | float) and die_px > 0):
+        raise LabelError(f"{where}: 'die_px' must be a positive number, got {die_px!r}")
+    return LabelledImage(path.parent / entry["image"], str(entry.get("split", "")), tuple(dice),
+                         None if die_px is None else float(die_px))
 
 
 def iou(a: Sequence[float], b: Sequence[float]) -> float:
@@ -217,15 +225,17 @@ class EvalReport:
 Reader = Callable[[np.ndarray], Sequence[tuple[int | None, Sequence[float]]]]
 
 
-def evaluate(read: Reader, images: Sequence[LabelledImage]) -> EvalReport:
-    """Run `read` (BGR image -> [(value, box)]) on each labelled image and total the scores.
+def evaluate(read: Reader, images: Sequence[LabelledImage],
+             report: EvalReport | None = None) -> EvalReport:
+    """Run `read` (BGR image -> [(value, box)]) on each labelled image and total the scores
+    (added to `report` when given: one report over images read with different readers).
 
     An image that cannot be read from disk raises `LabelError` naming it: an evaluation that
     silently skipped images would report a better accuracy than the truth.
     """
     import cv2
 
-    report = EvalReport()
+    report = report if report is not None else EvalReport()
     for item in images:
         image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
         if image is None:

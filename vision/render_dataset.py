@@ -5,7 +5,8 @@ score of the frame reader on such a folder.
 `{"image": "images/x.jpg", "split": ..., "dice": [{"value", "box"}]}`, so `spieltisch vision
 eval DIR` reads it. Each die also says `"cocked"`; each entry adds the truth behind the frame:
 `"game"`, `"board"` (the referee's board as JSON), `"blocked"` (a hand or shadow over the board)
-and `"seed"`.
+and `"seed"`, and `"die_px"`: a die's width in pixels, which the camera's calibration would tell
+the table (`vision eval` reads each image at that size unless `--die-size` is given).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 from controller.events import BackgammonBoard, MaednBoard
 from vision.calibration import STANDARD_BACKGAMMON, maedn_start
-from vision.geometry import GAMES, MaednGeometry, load_geometry
+from vision.geometry import DIE_SIZE_MM, GAMES, MaednGeometry, load_geometry
 from vision.render_board import HOFER, PALETTES, Palette
 from vision.renderer import Camera, Scene, render
 
@@ -127,6 +128,7 @@ def write_dataset(outdir: Path | str, game: str, count: int, seed: int, players:
             "board": board_json(scene.board),
             "blocked": frame.blocked,
             "seed": frame_seed,
+            "die_px": round(DIE_SIZE_MM * camera.px_per_mm, 2),
         })
     (out / "labels.json").write_text(json.dumps(labels, indent=1), "utf-8")
     log.info("wrote %d frames to %s", count, out)

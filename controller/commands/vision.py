@@ -83,12 +83,19 @@ def _emit(as_json: bool, record: dict) -> None:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    from vision.dice_eval import LabelError, evaluate, load_labels
+    from vision.dice_eval import EvalReport, LabelError, evaluate, load_labels
 
     try:
         images = load_labels(args.folder, args.split)
-        reader = _reader(args.die_size)
-        report = evaluate(lambda im: [(d.value, d.box) for d in reader.read(im)], images)
+        report = EvalReport()
+        # --die-size wins; else each image's own `die_px` (the renderer writes it), else the
+        # photos' size.
+        sizes = {args.die_size if args.die_size is not None else im.die_px for im in images}
+        for size in sorted(sizes, key=lambda px: px or 0.0):
+            reader = _reader(size)
+            group = [im for im in images
+                     if (args.die_size if args.die_size is not None else im.die_px) == size]
+            evaluate(lambda im, r=reader: [(d.value, d.box) for d in r.read(im)], group, report)
     except LabelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

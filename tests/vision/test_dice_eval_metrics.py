@@ -86,6 +86,7 @@ def test_evaluate_totals_hand_made_labels_against_a_reader_that_reports_the_trut
         ('[{"image": "a.jpg", "dice": [{"value": 7, "box": [0, 0, 9, 9]}]}]', "entry 0 die 0"),
         ('[{"image": "a.jpg", "dice": [{"value": 2, "box": [9, 0, 0, 9]}]}]', "'box'"),
         ('[{"dice": []}]', "entry 0"),
+        ('[{"image": "a.jpg", "dice": [], "die_px": -3}]', "'die_px'"),
     ],
 )
 def test_malformed_labels_name_the_problem(tmp_path, content: str, words: str) -> None:
@@ -104,3 +105,11 @@ def test_missing_image_stops_the_evaluation_with_its_name(tmp_path) -> None:
     (tmp_path / "labels.json").write_text('[{"image": "gone.jpg", "split": "test", "dice": []}]')
     with pytest.raises(LabelError, match=r"gone\.jpg"):
         evaluate(lambda _image: [], load_labels(tmp_path))
+
+
+def test_die_size_of_a_labelled_image_is_read_when_given(tmp_path) -> None:
+    (tmp_path / "labels.json").write_text(
+        '[{"image": "a.jpg", "dice": [], "die_px": 16.2}, {"image": "b.jpg", "dice": []}]'
+    )
+    a, b = load_labels(tmp_path)
+    assert (a.die_px, b.die_px) == (16.2, None)

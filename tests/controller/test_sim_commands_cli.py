@@ -221,3 +221,19 @@ def test_journal_show_and_export(tmp_path: Path) -> None:
 def test_journal_without_a_journal_says_so(tmp_path: Path) -> None:
     proc = _cli("journal", "--data-dir", str(tmp_path), "--show")
     assert proc.returncode == 2 and "no journal" in proc.stderr
+
+
+def test_output_read_only_in_part_ends_quietly() -> None:
+    """`spieltisch play ... | head -1`: the reader goes away, the command ends without a
+    BrokenPipeError traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "play", "--without-vision", "--speed", "0",
+         "--seed", "3"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # like `head -1`
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 1
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

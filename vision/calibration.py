@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from controller.events import BackgammonBoard, MaednBoard
 from controller.rules.reasons import Reason, reason
 from vision import pieces
 from vision.geometry import (
+    DIE_SIZE_MM,
     BackgammonGeometry,
     MaednGeometry,
     TableGeometry,
@@ -38,6 +40,13 @@ PARTLY_OUTSIDE = reason("vision_partly_outside", "Brett liegt teilweise außerha
 MARKERS_MISSING = reason("vision_markers_missing", "Nicht alle Eckmarken sichtbar",
                          "Not all corner markers are visible")
 NO_BOARD = reason("vision_no_board", "Brett nicht gefunden", "Board not found")
+DICE_TOO_SMALL = reason("vision_dice_too_small",
+                        "Würfel im Bild zu klein: höhere Auflösung oder Kamera tiefer hängen",
+                        "Dice look too small: use a higher resolution or hang the camera lower")
+#: Dice narrower than this (pixels) are not read reliably. Rendered dice on 15 camera mounts per
+#: board, every value: 640×360 (dice ~7 px) 98 of 270 read wrong, 960×540 (~11 px) 15 of 270,
+#: 1280×720 (13–18 px) about 1 in 100.
+MIN_DIE_PX = 12.0
 
 STANDARD_BACKGAMMON = BackgammonBoard(points=(
     -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2))
@@ -465,6 +474,11 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
     warnings = list(fix.warnings)
     if float(np.median(warp)) / 255.0 < DIM_LEVEL:
         warnings.append(TOO_DIM)
+    die_px = die_size_px(fix.to_image, board_geo.width, board_geo.height)
+    if die_px < MIN_DIE_PX:
+        log.warning("calibration: dice will be %.1f px wide (at least %.0f read well)", die_px,
+                    MIN_DIE_PX)
+        warnings.append(DICE_TOO_SMALL)
     border = pieces.border_samples(board_geo.width, board_geo.height, board_geo.frame)
     border_feats = pieces.features(border.means(warp))
     values = border_feats[:, 3]
@@ -570,6 +584,15 @@ def _learn_maedn(geo: MaednGeometry, warp: np.ndarray, coeffs: np.ndarray, start
                 f"the house of colour {colour} looks empty: put its four pieces in, or "
                 f"calibrate with fewer players (--players)")
     return model, piece_colours
+
+
+def die_size_px(to_image: Callable[[np.ndarray], np.ndarray], width: float,
+                height: float) -> float:
+    """A die's width in pixels at the middle of a board `width` x `height` mm (`to_image`: a
+    calibration's board mm → picture pixel): what the dice reader is told."""
+    centre = np.array([(width / 2, height / 2), (width / 2 + 100, height / 2)])
+    near, far = to_image(centre)
+    return DIE_SIZE_MM * float(np.linalg.norm(far - near)) / 100
 
 
 def _px_per_mm(fix: BoardFix) -> float:

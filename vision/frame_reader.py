@@ -16,8 +16,8 @@ import numpy as np
 
 from controller.events import BackgammonBoard, MaednBoard
 from vision import pieces
-from vision.calibration import Calibration, check_image, warp_board
-from vision.geometry import DIE_SIZE_MM, BackgammonGeometry, MaednGeometry
+from vision.calibration import Calibration, check_image, die_size_px, warp_board
+from vision.geometry import BackgammonGeometry, MaednGeometry
 from vision.observation import BLOCKED, IMPOSSIBLE, UNCERTAIN, Observation
 
 log = logging.getLogger(__name__)
@@ -89,11 +89,9 @@ class FrameReader:
             log.warning("vision.dice is not available: dice are not read")
             return None
         geo = self.board_geo
-        centre = np.array([(geo.width / 2, geo.height / 2), (geo.width / 2 + 100, geo.height / 2)])
-        near, far = self.calib.to_image(centre)
-        px_per_mm = float(np.linalg.norm(far - near)) / 100
         try:
-            reader = DiceReader(die_size_px=DIE_SIZE_MM * px_per_mm,
+            reader = DiceReader(die_size_px=die_size_px(self.calib.to_image, geo.width,
+                                                        geo.height),
                                 detector_die_px=TABLE_DETECTOR_DIE_PX,
                                 read_threshold=TABLE_READ_THRESHOLD)
         except DiceModelError as exc:

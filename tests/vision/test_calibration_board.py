@@ -15,6 +15,7 @@ import pytest
 
 from controller.commands import calibrate as calibrate_command
 from vision.calibration import (
+    DICE_TOO_SMALL,
     MARKERS_MISSING,
     PARTLY_OUTSIDE,
     STANDARD_BACKGAMMON,
@@ -100,6 +101,14 @@ def test_three_markers_and_the_outline_together(game: str, seed: int,
     assert fix.method == "markers" and len(fix.markers_found) == 3
     err = error_mm(frame.camera, fix, game)
     assert err.max() < 3.0, f"mean {err.mean():.2f} max {err.max():.2f} mm"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_dice_too_small_to_read_are_warned_about(game: str) -> None:
+    small = calibrate(render(start_scene(game), seed=2, size=SMALL).image, game)
+    assert DICE_TOO_SMALL.key in small.warnings  # dice about 7 px wide
+    table = calibrate(render(start_scene(game), seed=2).image, game)
+    assert DICE_TOO_SMALL.key not in table.warnings  # the table camera's 13-18 px
 
 
 def test_lens_distortion_is_measured_from_the_board_outline() -> None:

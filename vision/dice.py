@@ -4,7 +4,8 @@
 classifier (see `vision.dice_model`); `read_dice` uses one default reader loaded on first use.
 A die that is found but whose face cannot be read with confidence, whose box is far from square,
 or whose body outline is elongated and longer than a die (a die leaning on another or on its
-edge shows a side face beside the top face) is reported as *cocked*: `value=None, cocked=True`,
+edge shows a side face beside the top face; for a lone die coloured like the board around it,
+its silhouette against that board) is reported as *cocked*: `value=None, cocked=True`,
 so the referee asks for a re-roll instead of guessing: a misread die accuses a correct player.
 
 A reader holds OpenCV DNN networks, which are not thread-safe: use one reader per thread.

@@ -242,10 +242,8 @@ def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = No
     else:
         if outline is None:
             raise problem  # type: ignore[misc]
-        points, approx = outline
-        corners = _order_corners(_refine_corners(lens.undistort(points), lens.undistort(approx)))
         board = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
-        hom, _ = cv2.findHomography(board, corners, 0)
+        hom, _ = cv2.findHomography(board, _outline_corners(outline, lens), 0)
         method = "outline"
     if hom is None:
         raise CalibrationError("no homography from the board found", NO_BOARD)
@@ -268,8 +266,7 @@ def _with_outline_corners(hom: np.ndarray, src: np.ndarray, dst: np.ndarray,
                           height: float) -> np.ndarray:
     """Refit a homography from fewer than four markers with the board outline's corners that
     agree with it: the outline spans the whole board where the markers seen do not."""
-    points, approx = outline
-    corners = _order_corners(_refine_corners(lens.undistort(points), lens.undistort(approx)))
+    corners = _outline_corners(outline, lens)
     board = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
     predicted = cv2.perspectiveTransform(board.reshape(-1, 1, 2), hom).reshape(-1, 2)
     px_per_mm = float(np.linalg.norm(predicted[2] - predicted[0])) / float(np.hypot(width, height))
@@ -421,6 +418,12 @@ def _refine_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
         s, _ = np.linalg.solve(mat, p2 - p1)
         out.append(p1 + s * d1)
     return np.array(out)
+
+
+def _outline_corners(outline: tuple[np.ndarray, np.ndarray], lens: Lens) -> np.ndarray:
+    """The board's four corners from its traced outline, undistorted, top-left first."""
+    points, approx = outline
+    return _order_corners(_refine_corners(lens.undistort(points), lens.undistort(approx)))
 
 
 def _order_corners(corners: np.ndarray) -> np.ndarray:

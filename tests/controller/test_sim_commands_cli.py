@@ -97,6 +97,14 @@ def test_play_runs_the_simulated_table_through_vision_by_default() -> None:
     assert any(line.startswith("[referee] Spielende!") for line in lines)
 
 
+def _assert_gone_soon(pids: list[int]) -> None:
+    """The table's helper processes end within seconds of the table."""
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in pids)
+
+
 def test_stopping_the_simulated_table_stops_it_and_its_display_board() -> None:
     """SIGTERM (systemd, Ctrl-C) ends a simulated evening within seconds; a hard kill of the
     table program takes its emulated display board with it."""
@@ -111,10 +119,7 @@ def test_stopping_the_simulated_table_stops_it_and_its_display_board() -> None:
             proc.send_signal(stop)
             status = proc.wait(timeout=15)
             assert status == (130 if stop == signal.SIGTERM else -signal.SIGKILL)
-            deadline = time.monotonic() + 10
-            while any(_alive(pid) for pid in helpers) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert not any(_alive(pid) for pid in helpers)
+            _assert_gone_soon(helpers)
         finally:
             watchdog.cancel()
             proc.kill()
@@ -142,10 +147,7 @@ def test_ctrl_c_in_the_terminal_stops_the_simulated_table_without_a_traceback() 
         assert proc.returncode == 130, err
         assert "Traceback" not in err, err
         assert "games 1: finished 0, stuck 0" in out, out[-500:]
-        deadline = time.monotonic() + 10
-        while any(_alive(pid) for pid in helpers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not any(_alive(pid) for pid in helpers)
+        _assert_gone_soon(helpers)
     finally:
         watchdog.cancel()
         if proc.poll() is None:

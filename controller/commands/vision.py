@@ -90,11 +90,11 @@ def _run_eval(args: argparse.Namespace) -> int:
         report = EvalReport()
         # --die-size wins; else each image's own `die_px` (the renderer writes it), else the
         # photos' size.
-        sizes = {args.die_size if args.die_size is not None else im.die_px for im in images}
-        for size in sorted(sizes, key=lambda px: px or 0.0):
+        groups: dict[float | None, list] = {}
+        for im in images:
+            groups.setdefault(im.die_px if args.die_size is None else args.die_size, []).append(im)
+        for size, group in groups.items():
             reader = _reader(size)
-            group = [im for im in images
-                     if (args.die_size if args.die_size is not None else im.die_px) == size]
             evaluate(lambda im, r=reader: [(d.value, d.box) for d in r.read(im)], group, report)
     except LabelError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -242,13 +242,13 @@ def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = No
     else:
         if outline is None:
             raise problem  # type: ignore[misc]
-        board = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
-        hom, _ = cv2.findHomography(board, _outline_corners(outline, lens), 0)
+        hom, _ = cv2.findHomography(_board_corners(width, height), _outline_corners(outline, lens),
+                                    0)
         method = "outline"
     if hom is None:
         raise CalibrationError("no homography from the board found", NO_BOARD)
     fix = BoardFix(hom / hom[2, 2], method, tuple(sorted(found)), tuple(warnings), lens)
-    corners = fix.to_image(np.array([(0, 0), (width, 0), (width, height), (0, height)]))
+    corners = fix.to_image(_board_corners(width, height))
     if (corners < -1).any() or (corners[:, 0] > w + 1).any() or (corners[:, 1] > h + 1).any():
         fix = BoardFix(fix.homography, method, fix.markers_found,
                        (*warnings, PARTLY_OUTSIDE), lens)
@@ -267,7 +267,7 @@ def _with_outline_corners(hom: np.ndarray, src: np.ndarray, dst: np.ndarray,
     """Refit a homography from fewer than four markers with the board outline's corners that
     agree with it: the outline spans the whole board where the markers seen do not."""
     corners = _outline_corners(outline, lens)
-    board = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
+    board = _board_corners(width, height)
     predicted = cv2.perspectiveTransform(board.reshape(-1, 1, 2), hom).reshape(-1, 2)
     px_per_mm = float(np.linalg.norm(predicted[2] - predicted[0])) / float(np.hypot(width, height))
     agree = np.linalg.norm(corners - predicted, axis=1) <= OUTLINE_AGREES_MM * px_per_mm
@@ -316,7 +316,7 @@ def _marker_like(quad: np.ndarray, picture_area: float) -> bool:
     return short > 0 and long <= MARKER_MAX_ASPECT * short and small
 
 
-def _board_outline(image: np.ndarray, squares: list[np.ndarray] = ()
+def _board_outline(image: np.ndarray, squares: Sequence[np.ndarray] = ()
                    ) -> tuple[np.ndarray, np.ndarray]:
     """The board is full of edges, the table top around it is plain: the outer contour of the
     edge map is the board's outline. Marker-like `squares` are blanked first, grown by half
@@ -418,6 +418,11 @@ def _refine_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
         s, _ = np.linalg.solve(mat, p2 - p1)
         out.append(p1 + s * d1)
     return np.array(out)
+
+
+def _board_corners(width: float, height: float) -> np.ndarray:
+    """The board's corners in mm, in the order `_order_corners` gives the picture's."""
+    return np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
 
 
 def _outline_corners(outline: tuple[np.ndarray, np.ndarray], lens: Lens) -> np.ndarray:

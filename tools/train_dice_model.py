@@ -74,16 +74,21 @@ class Sample:
 
     `die_px` is the image's typical die width: the detector sees the image rescaled so that
     dice are as wide as in the photos at `DETECTOR_SCALE`, exactly as `DiceReader` does.
+    `faces` are the boxes the classifier's crops are cut around: for rendered frames each
+    die's top face as the reader at the table estimates it (`vision.dice.top_face`), else the
+    die's box.
     """
 
     def __init__(self, image: np.ndarray, boxes: np.ndarray, values: np.ndarray,
-                 cocked: np.ndarray | None = None, die_px: float = dm.REFERENCE_DIE_PX) -> None:
+                 cocked: np.ndarray | None = None, die_px: float = dm.REFERENCE_DIE_PX,
+                 faces: np.ndarray | None = None) -> None:
         self.image = image
         self.die_px = die_px
         self.det_scale = dm.DETECTOR_SCALE * dm.REFERENCE_DIE_PX / die_px
         self.small = cv2.resize(image, None, fx=self.det_scale, fy=self.det_scale,
                                 interpolation=cv2.INTER_AREA)
         self.boxes = boxes.astype(np.float32).reshape(-1, 4)
+        self.faces = self.boxes if faces is None else faces.astype(np.float32).reshape(-1, 4)
         self.values = values
         self.cocked = cocked if cocked is not None else np.zeros(len(values), bool)
         self.hard_negatives: list[tuple[float, float, float]] = []
@@ -106,6 +111,7 @@ def load_samples(data: Path, val_every: int) -> tuple[list[Sample], list]:
 def render_samples(count: int, seed: int) -> list[Sample]:
     """Frames from the project's renderer (both boards, some dice cocked): the only source of
     cocked dice, and of the table's own look (board, checkers, pieces) for the detector."""
+    from vision.dice import top_face
     from vision.render_board import DIE_SIZE_MM
     from vision.render_dataset import random_scene
     from vision.renderer import render
@@ -119,8 +125,13 @@ def render_samples(count: int, seed: int) -> list[Sample]:
         boxes = np.array(frame.dice_boxes, np.float32)
         values = np.array([d.value for d in frame.dice], np.int64)
         cocked = np.array([d.cocked for d in frame.dice], bool)
+        parallax = frame.camera.parallax()
+        faces = boxes.copy()
+        for j, (x0, y0, x1, y1) in enumerate(boxes.tolist()):
+            cx, cy, fw, fh = top_face((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0, parallax)
+            faces[j] = (cx - fw / 2, cy - fh / 2, cx + fw / 2, cy + fh / 2)
         samples.append(Sample(frame.image, boxes, values, cocked,
-                              die_px=DIE_SIZE_MM * frame.camera.px_per_mm))
+                              die_px=DIE_SIZE_MM * frame.camera.px_per_mm, faces=faces))
     return samples
 
 
@@ -200,8 +211,14 @@ def focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
 
 
-def pick(real: list[Sample], rendered: list[Sample], rng: random.Random, share: float) -> Sample:
-    """A random train image: real photos, and rendered frames with probability `share`."""
+def pick(real: list[Sample], rendered: list[Sample], rng: random.Random, share: float,
+         kind: str = "die") -> Sample:
+    """A random train image: real photos, and rendered frames with probability `share`;
+    for a cocked die's crop a rendered frame with one (the photos have none)."""
+    if kind == "cocked":
+        with_cocked = [s for s in rendered if s.cocked.any()]
+        if with_cocked:
+            return rng.choice(with_cocked)
     if rendered and rng.random() < share:
         return rng.choice(rendered)
     return rng.choice(real)
@@ -238,26 +255,27 @@ def train_detector(real: list[Sample], rendered: list[Sample], steps: int, batch
 
 def classifier_example(s: Sample, rng: random.Random, kind: str,
                        tilt: float = 0.0) -> tuple[np.ndarray, int]:
-    """A crop as the reader would take it: a jittered die (its value) or a negative (0).
+    """A crop as the reader would take it: a jittered flat die (its value), a cocked die
+    (`dm.COCKED`) or a negative (`dm.NOT_A_DIE`).
 
     With `tilt` > 0, half the crops are also seen through a random perspective (each corner
     moved by up to `tilt` crop sides), as the camera sees dice off the centre of its view.
     """
     h, w = s.image.shape[:2]
-    sizes = np.maximum(s.boxes[:, 2] - s.boxes[:, 0], s.boxes[:, 3] - s.boxes[:, 1])
-    centres = np.stack([s.boxes[:, [0, 2]].mean(1), s.boxes[:, [1, 3]].mean(1)], 1)
+    sizes = np.maximum(s.faces[:, 2] - s.faces[:, 0], s.faces[:, 3] - s.faces[:, 1])
+    centres = np.stack([s.faces[:, [0, 2]].mean(1), s.faces[:, [1, 3]].mean(1)], 1)
     label = dm.NOT_A_DIE
     if kind == "die" or (kind == "near" and len(sizes) == 0):
         kind = "die" if len(sizes) else "background"
-    flat = np.flatnonzero(~s.cocked)
-    if kind == "die" and len(flat) == 0:
+    chosen = np.flatnonzero(s.cocked if kind == "cocked" else ~s.cocked)
+    if kind in ("die", "cocked") and len(chosen) == 0:
         kind = "background"
-    if kind == "die":
-        i = int(flat[rng.randrange(len(flat))])
+    if kind in ("die", "cocked"):
+        i = int(chosen[rng.randrange(len(chosen))])
         size = float(sizes[i]) * rng.uniform(0.85, 1.15)
         cx = centres[i, 0] + rng.uniform(-0.12, 0.12) * sizes[i]
         cy = centres[i, 1] + rng.uniform(-0.12, 0.12) * sizes[i]
-        label = int(s.values[i])
+        label = dm.COCKED if kind == "cocked" else int(s.values[i])
     elif kind == "near":
         i = rng.randrange(len(sizes))
         a = rng.uniform(0, 2 * math.pi)
@@ -325,8 +343,14 @@ def load_classifier_onnx(path: Path) -> nn.Module:
             norm.running_var.fill_(1.0)
             norm.weight.fill_(math.sqrt(1.0 + norm.eps))
             norm.bias.copy_(torch.from_numpy(b))
-        linear.weight.copy_(torch.from_numpy(np.array(weights[gemm.input[1]])))
-        linear.bias.copy_(torch.from_numpy(np.array(weights[gemm.input[2]])))
+        w, b = (np.array(weights[name]) for name in gemm.input[1:3])
+        if len(w) == dm.NUM_CLASSES - 1:
+            # A classifier from before the cocked class: that class starts from nothing, with a
+            # low prior, and learns from the rendered cocked dice.
+            w = np.vstack([w, np.zeros((1, w.shape[1]), w.dtype)])
+            b = np.append(b, np.float32(-3.0))
+        linear.weight.copy_(torch.from_numpy(w))
+        linear.bias.copy_(torch.from_numpy(b))
     return net
 
 
@@ -349,11 +373,11 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
         freeze_batch_norms(net)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
-    kinds = ["die"] * 6 + ["near", "background", "hard", "hard"]
+    kinds = ["die"] * 6 + ["cocked"] * 2 + ["near", "background", "hard", "hard"]
     start = time.time()
     for step in range(steps):
-        picks = [(pick(real, rendered, rng, rendered_share), rng.choice(kinds))
-                 for _ in range(batch)]
+        chosen = [rng.choice(kinds) for _ in range(batch)]
+        picks = [(pick(real, rendered, rng, rendered_share, kind), kind) for kind in chosen]
         exs = [classifier_example(s, rng, kind, tilt) for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         y = torch.tensor([e[1] for e in exs])

@@ -30,6 +30,7 @@ from vision.geometry import (
     TableGeometry,
     load_geometry,
 )
+from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM, Parallax
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +138,7 @@ class Calibration:
     geometry_file: str | None = None
     rim_signs: tuple[float, float] = (-1.0, 1.0)  # white, black (see `pieces.rim_sign`)
     lens_kappa: float = 0.0
+    camera_height_mm: float = DEFAULT_CAMERA_HEIGHT_MM  # lens above the board, as measured
 
     @property
     def matrix(self) -> np.ndarray:
@@ -145,6 +147,12 @@ class Calibration:
     @property
     def lens(self) -> Lens:
         return Lens(self.lens_kappa, self.image_size)
+
+    def parallax(self) -> Parallax:
+        """How far a flat die's top face shows beyond its base: the camera's nadir taken as
+        the picture's centre (the lens hangs level to within a few degrees)."""
+        w, h = self.image_size
+        return Parallax.of_camera((w / 2, h / 2), self.camera_height_mm)
 
     def to_image(self, points_mm: np.ndarray) -> np.ndarray:
         """Board mm → pixel in the picture as taken."""
@@ -161,7 +169,7 @@ class Calibration:
             "border_chroma": [list(c) for c in self.border_chroma],
             "piece_colours": list(self.piece_colours), "warnings": list(self.warnings),
             "geometry_file": self.geometry_file, "rim_signs": list(self.rim_signs),
-            "lens_kappa": self.lens_kappa,
+            "lens_kappa": self.lens_kappa, "camera_height_mm": self.camera_height_mm,
         }
 
     def save(self, path: Path | str) -> None:
@@ -190,6 +198,8 @@ class Calibration:
                 geometry_file=data["geometry_file"],
                 rim_signs=(float(data["rim_signs"][0]), float(data["rim_signs"][1])),
                 lens_kappa=float(data["lens_kappa"]),
+                # Files written before the height was asked for: the default mount.
+                camera_height_mm=float(data.get("camera_height_mm", DEFAULT_CAMERA_HEIGHT_MM)),
             )
         except KeyError as exc:
             raise CalibrationError(f"{path}: calibration lacks key {exc.args[0]!r}") from None
@@ -467,14 +477,17 @@ def _warp_maps(homography: tuple[float, ...], lens: Lens, width: float, height: 
 
 def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard | None = None,
               geometry_file: str | None = None, use_markers: bool = True,
-              players: int = 4) -> Calibration:
+              players: int = 4,
+              camera_height_mm: float = DEFAULT_CAMERA_HEIGHT_MM) -> Calibration:
     """Find the board and learn its colours from a picture of the starting position.
 
     `start` is the position on the board (default: the standard backgammon set-up, or every
     Mensch piece of `players` seats in its house). Warnings (dim light, board partly outside,
-    markers missing) are logged and kept in the result.
+    markers missing) are logged and kept in the result. `camera_height_mm` (the lens above the
+    board, measured when mounting) tells the dice reader how much side face a flat die shows.
     """
     check_image(image)
+    Parallax.of_camera((0.0, 0.0), camera_height_mm)  # a height no table has: ValueError now
     geometry = load_geometry(geometry_file)
     board_geo = geometry.board(game)
     fix = find_board(image, game, geometry, use_markers)
@@ -514,6 +527,7 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         border_chroma=tuple(tuple(float(x) for x in c) for c in border_feats[:, :3]),
         piece_colours=colours, warnings=tuple(w.key for w in warnings),
         geometry_file=geometry_file, rim_signs=rims, lens_kappa=fix.lens.kappa,
+        camera_height_mm=float(camera_height_mm),
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import functools
 import logging
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision import dice_model as dm
+from vision.parallax import Parallax
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +63,8 @@ class DiceReader:
     there: 20 px by default, the middle of what it was trained on, 14–29 px). Thresholds:
     `detect_threshold` on the detector's heat, `die_threshold` on the classifier's probability
     that a crop is a die, `read_threshold` on the probability of the best value (below it the
-    die counts as cocked), `max_aspect` on the box's long/short side ratio (above it, cocked).
+    die counts as cocked; so does a die the classifier finds more likely cocked than showing
+    its best value), `max_aspect` on the box's long/short side ratio (above it, cocked).
     `outline_long` and `outline_aspect`: a die whose body outline (see `body_outline`) is longer
     than that many die sizes AND that much longer than wide shows a side face, so it is cocked.
     `views` (1, 2, 4 or 8) averages the classifier over that many quarter-turns (8: and their
@@ -70,7 +73,10 @@ class DiceReader:
     steadies the crops that are hard, while the many easy crops cost one view only. A candidate
     whose centre lies in an accepted die's box shrunk by `duplicate_box` is that die again and
     dropped; outside it, it is a die of its own (dice leaning on each other overlap in the
-    photo, so a neighbour's centre can lie near the corner of the other's box).
+    photo, so a neighbour's centre can lie near the corner of the other's box). `parallax`
+    (the table camera's, from its calibration) says which side faces a flat die shows where:
+    the classifier then sees the top face centred, and the aspect and outline checks judge
+    the die without them.
     """
 
     def __init__(
@@ -88,10 +94,17 @@ class DiceReader:
         views: int = 8,
         sure: float = 0.9,
         duplicate_box: float = 0.8,
+        parallax: Parallax | None = None,
     ) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
         self._detector = _load_net(folder / dm.DETECTOR_FILE.name)
         self._classifier = _load_net(folder / dm.CLASSIFIER_FILE.name)
+        self._classifier.setInput(np.zeros((1, 3, dm.CROP_SIZE, dm.CROP_SIZE), np.float32))
+        classes = self._classifier.forward().size
+        if classes != dm.NUM_CLASSES:
+            raise DiceModelError(f"{folder / dm.CLASSIFIER_FILE.name}: {classes} classes, the "
+                                 f"reader needs {dm.NUM_CLASSES} (train it anew with "
+                                 "tools/train_dice_model.py)")
         if die_size_px <= 0:
             raise ValueError(f"die_size_px must be positive, got {die_size_px}")
         self.die_size_px = die_size_px
@@ -111,6 +124,7 @@ class DiceReader:
         if not 0.0 < duplicate_box <= 1.0:
             raise ValueError(f"duplicate_box must lie in (0, 1], got {duplicate_box}")
         self.duplicate_box = duplicate_box
+        self.parallax = parallax
 
     def read(
         self, image_bgr: np.ndarray, mask: np.ndarray | DiceRegions | None = None
@@ -134,13 +148,12 @@ class DiceReader:
             candidates = self._detect_in_regions(image, regions)
         if not candidates:
             return []
-        crops = [
-            dm.crop_die(image, c.cx, c.cy, dm.crop_side(c.width, c.height)) for c in candidates
-        ]
-        return self._choose(image, candidates, self.classify(crops))
+        tops = [top_face(c.cx, c.cy, c.width, c.height, self.parallax) for c in candidates]
+        crops = [dm.crop_die(image, x, y, dm.crop_side(w, h)) for x, y, w, h in tops]
+        return self._choose(image, candidates, tops, self.classify(crops))
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
-        """Class probabilities (not-a-die, 1..6) of classifier crops, one row per crop.
+        """Class probabilities (not-a-die, 1..6, cocked) of classifier crops, one row per crop.
 
         Every crop is seen once; the unsure ones (see the class doc) again in the other views,
         and their probabilities are the mean over all views.
@@ -189,18 +202,28 @@ class DiceReader:
         return dm.drop_duplicates(found)
 
     def _choose(
-        self, image: np.ndarray, candidates: list[dm.Candidate], probs: np.ndarray
+        self, image: np.ndarray, candidates: list[dm.Candidate],
+        tops: list[tuple[float, float, float, float]], probs: np.ndarray
     ) -> list[DieReading]:
-        """Keep the crops that are dice, strongest first; one reading per die."""
+        """Keep the crops that are dice, strongest first; one reading per die.
+
+        A die on its edge shows two faces, and the detector may find each: a candidate in the
+        whole box of an accepted die, or nearer to its centre than `COCKED_SAME_DIE` die sizes,
+        is that die again when either looks cocked — and the die is cocked.
+        """
         h, w = image.shape[:2]
         p_die = 1.0 - probs[:, dm.NOT_A_DIE]
+        looks_cocked = probs[:, dm.COCKED] > probs[:, 1 : dm.COCKED].max(axis=1)
         order = np.argsort(-(p_die * np.array([c.score for c in candidates])))
         chosen: list[tuple[int, tuple[int, int, int, int]]] = []
         for i in order.tolist():
             c = candidates[i]
             if p_die[i] < self.die_threshold:
                 continue
-            if any(_inside(c.cx, c.cy, box, self.duplicate_box) for _, box in chosen):
+            again = [j for j, box in chosen
+                     if self._same_die(c, candidates[j], box, looks_cocked[i] or looks_cocked[j])]
+            if again:
+                looks_cocked[again[0]] |= looks_cocked[i]
                 continue
             box = (
                 max(0, round(c.cx - c.width / 2)),
@@ -215,11 +238,13 @@ class DiceReader:
             c = candidates[i]
             gaps = np.hypot(centres[:, 0] - c.cx, centres[:, 1] - c.cy)
             alone = int((gaps < ALONE_DIE_SIZES * self.die_size_px).sum()) == 1
-            value = int(np.argmax(probs[i, 1:])) + 1
+            value = int(np.argmax(probs[i, 1 : dm.COCKED])) + 1
             p_value = float(probs[i, value])
-            aspect = max(c.width, c.height) / max(1e-6, min(c.width, c.height))
+            _, _, top_w, top_h = tops[i]
+            aspect = max(top_w, top_h) / max(1e-6, min(top_w, top_h))
             if (
                 p_value < self.read_threshold
+                or looks_cocked[i]
                 or aspect > self.max_aspect
                 or self._shows_side_face(image, c, alone)
             ):
@@ -229,21 +254,44 @@ class DiceReader:
         kept.sort(key=lambda r: -r.confidence)
         return kept
 
+    def _same_die(self, c: dm.Candidate, accepted: dm.Candidate,
+                  box: tuple[int, int, int, int], cocked: bool) -> bool:
+        """True when candidate `c` is the `accepted` die (with `box`) found again."""
+        if not cocked:
+            return _inside(c.cx, c.cy, box, self.duplicate_box)
+        near = math.hypot(c.cx - accepted.cx, c.cy - accepted.cy)
+        return _inside(c.cx, c.cy, box, 1.0) or near < COCKED_SAME_DIE * self.die_size_px
+
     def _shows_side_face(self, image: np.ndarray, c: dm.Candidate, alone: bool) -> bool:
-        """True when the die's body outline is elongated and longer than a flat die's face.
+        """True when the die's body outline is elongated and longer than a flat die's face,
+        once the side faces any flat die shows this camera (`parallax`) are taken away.
 
         When the body's colour runs on into the board around it (a light die on a light
         board), a die lying `alone` is measured by its silhouette against the board instead.
         """
-        long, short = body_outline(image, c.cx, c.cy, self.die_size_px)
+        ex, ey = self.parallax.shift(c.cx, c.cy) if self.parallax is not None else (0.0, 0.0)
+        lean = (ex / self.die_size_px, ey / self.die_size_px)
+        long, short = body_outline(image, c.cx, c.cy, self.die_size_px, lean)
         if long >= OUTLINE_LEAK and alone:
-            long, short = silhouette(image, c.cx, c.cy, self.die_size_px)
+            long, short = silhouette(image, c.cx, c.cy, self.die_size_px, lean)
             return SILHOUETTE_LONG <= long < OUTLINE_LEAK and short <= SILHOUETTE_MAX_SHORT
         return (
             self.outline_long <= long < OUTLINE_LEAK
             and OUTLINE_MIN_SHORT <= short <= OUTLINE_MAX_SHORT
             and long >= self.outline_aspect * short
         )
+
+
+def top_face(cx: float, cy: float, width: float, height: float,
+             parallax: Parallax | None) -> tuple[float, float, float, float]:
+    """Centre, width and height of the top face of a flat die seen as the box (cx, cy, width,
+    height): without `parallax` the whole box, else the box less the side faces the camera
+    sees (the reader's crops and the classifier's training crops are cut around it)."""
+    if parallax is None:
+        return cx, cy, width, height
+    ex, ey = parallax.shift(cx, cy)
+    return (cx + ex / 2, cy + ey / 2, max(width - abs(ex), 0.6 * width),
+            max(height - abs(ey), 0.6 * height))
 
 
 class DiceRegions:
@@ -274,6 +322,14 @@ def turned_view(crop: np.ndarray, view: tuple[int, bool]) -> np.ndarray:
     """One view of a crop (an entry of `VIEW_TURNS`): mirrored left-right, then turned."""
     turns, mirrored = view
     return np.rot90(crop[:, ::-1] if mirrored else crop, turns)
+
+
+#: Two faces of one cocked die are found this many die sizes apart at most (0.7 for a die
+#: tilted 45°, plus the detector's scatter); flat dice lying side by side are a die apart.
+COCKED_SAME_DIE = 0.9
+#: How much finer than the outline crop a flat die's side faces are taken away (see
+#: `_without_lean`).
+LEAN_DETAIL = 4
 
 
 #: A body outline this many die sizes long has run into a background of the die's colour: no
@@ -325,22 +381,46 @@ def _outline_crop(
 
 
 def _central_region(mask: np.ndarray, ccx: float, ccy: float, size: float,
-                    connectivity: int) -> tuple[float, float]:
+                    connectivity: int, lean: tuple[float, float]) -> tuple[float, float]:
     """Long and short side (in die sizes) of the minimum-area rectangle around the part of
-    `mask` that covers most of the die's centre; (0, 0) when none does."""
+    `mask` that covers most of the die's centre, less the `lean` (in die sizes) a flat die's
+    top face shows beyond its base; (0, 0) when none does."""
     count, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=connectivity)
     yy, xx = np.ogrid[: mask.shape[0], : mask.shape[1]]
     central = ((xx - ccx) ** 2 + (yy - ccy) ** 2 <= (0.3 * size) ** 2) & (mask > 0)
     votes = np.bincount(labels[central], minlength=count)
     if count < 2 or votes[1:].max() == 0:
         return 0.0, 0.0
-    region = (labels == int(np.argmax(votes[1:])) + 1).astype(np.uint8)
+    region = _without_lean((labels == int(np.argmax(votes[1:])) + 1).astype(np.uint8),
+                           lean[0] * size, lean[1] * size)
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return 0.0, 0.0
     _, (a, b), _ = cv2.minAreaRect(np.concatenate(contours))
     return max(a, b) / size, min(a, b) / size
 
 
-def silhouette(image: np.ndarray, cx: float, cy: float, size: float) -> tuple[float, float]:
+def _without_lean(region: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """The region eroded along the segment (dx, dy) px: what a flat die's outline (its base
+    swept towards its top face) leaves is the face itself. Eroded at `LEAN_DETAIL` times the
+    resolution, so a shift of a pixel and a half takes a pixel and a half away, not one or two.
+    """
+    if math.hypot(dx, dy) < 0.5:
+        return region
+    k = LEAN_DETAIL
+    fx, fy = round(k * dx / 2), round(k * dy / 2)
+    r = max(abs(fx), abs(fy))
+    kernel = np.zeros((2 * r + 1, 2 * r + 1), np.uint8)
+    cv2.line(kernel, (r - fx, r - fy), (r + fx, r + fy), 1, 1)
+    fine = cv2.resize(region, None, fx=k, fy=k, interpolation=cv2.INTER_NEAREST)
+    fine = cv2.erode(fine, kernel, anchor=(r, r))
+    coarse = cv2.resize(fine.astype(np.float32), (region.shape[1], region.shape[0]),
+                        interpolation=cv2.INTER_AREA)
+    return (coarse >= 0.5).astype(np.uint8)
+
+
+def silhouette(image: np.ndarray, cx: float, cy: float, size: float,
+               lean: tuple[float, float] = (0.0, 0.0)) -> tuple[float, float]:
     """Long and short side, in die sizes, of what stands out from the board around the die.
 
     The board colour is the median of the crop beyond one die size from the centre; pixels
@@ -359,11 +439,11 @@ def silhouette(image: np.ndarray, cx: float, cy: float, size: float) -> tuple[fl
     joined = cv2.morphologyEx(
         standing_out, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     )
-    return _central_region(joined, ccx, ccy, size, connectivity=8)
+    return _central_region(joined, ccx, ccy, size, 8, lean)
 
 
 def body_outline(
-    image: np.ndarray, cx: float, cy: float, size: float
+    image: np.ndarray, cx: float, cy: float, size: float, lean: tuple[float, float] = (0.0, 0.0)
 ) -> tuple[float, float]:
     """Long and short side, in die sizes, of the region coloured like the die's body.
 
@@ -372,7 +452,8 @@ def body_outline(
     face in shadow both do, the board around mostly does not. The connected region covering the
     centre gives a minimum-area rectangle: about 1 x 1 for a flat die (a little more with its
     shadow for dark dice), about 1.4 x 1.1 for a die tilted so one side face shows. (0, 0)
-    when no region is found.
+    when no region is found. `lean`: the side faces a flat die shows the camera, taken away
+    (see `_central_region`).
     """
     crop, ccx, ccy, size = _outline_crop(image, cx, cy, size)
     q = 0.35 * size
@@ -385,7 +466,7 @@ def body_outline(
     off_colour = np.linalg.norm(crop - shade[..., None] * body, axis=2)
     tolerance = SHADE_TOLERANCE[0] * np.sqrt(energy) + SHADE_TOLERANCE[1]
     mask = (shade > SHADES[0]) & (shade < SHADES[1]) & (off_colour < tolerance)
-    return _central_region(mask, ccx, ccy, size, connectivity=4)
+    return _central_region(mask, ccx, ccy, size, 4, lean)
 
 
 def _body_colour(pixels: np.ndarray) -> np.ndarray:

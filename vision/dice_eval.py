@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.parallax import Parallax
+
 log = logging.getLogger(__name__)
 
 LABELS_FILE = "labels.json"
@@ -41,13 +43,15 @@ class LabelledDie:
 
 @dataclass(frozen=True, slots=True)
 class LabelledImage:
-    """A labelled picture; `die_px` is a die's width in it when the folder says (the renderer
-    knows its camera as a calibration would), else None."""
+    """A labelled picture; `die_px` is a die's width in it and `parallax` the side faces flat
+    dice show its camera when the folder says (the renderer knows its camera as a calibration
+    would), else None."""
 
     path: Path
     split: str
     dice: tuple[LabelledDie, ...]
     die_px: float | None = None
+    parallax: Parallax | None = None
 
 
 def default_data_dir() -> Path:
@@ -103,7 +107,23 @@ def _parse_entry(path: Path, index: int, entry: object) -> LabelledImage:
     if die_px is not None and not (isinstance(die_px, int | float) and die_px > 0):
         raise LabelError(f"{where}: 'die_px' must be a positive number, got {die_px!r}")
     return LabelledImage(path.parent / entry["image"], str(entry.get("split", "")), tuple(dice),
-                         None if die_px is None else float(die_px))
+                         None if die_px is None else float(die_px), _parallax(where, entry))
+
+
+def _parallax(where: str, entry: dict) -> Parallax | None:
+    """The entry's camera as `"nadir_px"` [x, y] and `"camera_height_mm"`, if it names one."""
+    nadir, height = entry.get("nadir_px"), entry.get("camera_height_mm")
+    if nadir is None and height is None:
+        return None
+    if not (isinstance(nadir, list) and len(nadir) == 2
+            and all(isinstance(v, int | float) for v in nadir)):
+        raise LabelError(f"{where}: 'nadir_px' must be [x, y], got {nadir!r}")
+    if not isinstance(height, int | float):
+        raise LabelError(f"{where}: 'camera_height_mm' must be a number, got {height!r}")
+    try:
+        return Parallax.of_camera((float(nadir[0]), float(nadir[1])), float(height))
+    except ValueError as exc:
+        raise LabelError(f"{where}: {exc}") from None
 
 
 def iou(a: Sequence[float], b: Sequence[float]) -> float:

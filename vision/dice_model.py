@@ -3,9 +3,10 @@
 Stage 1, the *detector*, is a fully convolutional CenterNet-style net run on the photo at half
 size: per cell of stride 8 it gives a centre heat-map, a sub-cell offset and the box size.
 Stage 2, the *classifier*, looks at a square crop around each candidate at full resolution
-(pips can be 5 px wide) and says not-a-die or 1..6. Both run through OpenCV's DNN module from
-ONNX files in `vision/models/`; `tools/train_dice_model.py` trains them with PyTorch and imports
-the constants and helpers below, so training and reading cannot drift apart.
+(pips can be 5 px wide) and says not-a-die, 1..6 or cocked. Both run through OpenCV's DNN
+module from ONNX files in `vision/models/`; `tools/train_dice_model.py` trains them with
+PyTorch and imports the constants and helpers below, so training and reading cannot drift
+apart.
 """
 
 from __future__ import annotations
@@ -35,9 +36,11 @@ REFERENCE_DIE_PX = 40.0
 CROP_SIZE = 40
 #: The crop covers this many die sizes, so the whole top face fits even when the box is off.
 CROP_CONTEXT = 1.3
-#: Classifier classes: index 0 is "not a die", index v is the value v.
+#: Classifier classes: index 0 is "not a die", index v is the value v, and `COCKED` a die that
+#: shows no single face up (tilted onto an edge, leaning on a checker, the rim or a die).
 NOT_A_DIE = 0
-NUM_CLASSES = 7
+COCKED = 7
+NUM_CLASSES = 8
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,8 @@ class FrameReader:
     """Reads frames from one calibrated camera; build once, call `read` per frame.
 
     `dice_reader` takes the frame and returns `vision.dice.DieReading`s; by default the dice
-    reader of `vision.dice` is built for the die size this camera sees, limited to the board.
+    reader of `vision.dice` is built for the die size this camera sees, limited to the board,
+    and told the side faces flat dice show it (`Calibration.parallax`).
     `players` (Mensch) decides which colours belong to which seat (see docs/geometry.md).
     Limits are squared distances in units of a colour's learned spread.
     """
@@ -93,7 +94,8 @@ class FrameReader:
             reader = DiceReader(die_size_px=die_size_px(self.calib.to_image, geo.width,
                                                         geo.height),
                                 detector_die_px=TABLE_DETECTOR_DIE_PX,
-                                read_threshold=TABLE_READ_THRESHOLD)
+                                read_threshold=TABLE_READ_THRESHOLD,
+                                parallax=self.calib.parallax())
         except DiceModelError as exc:
             log.warning("dice model unavailable (%s): dice are not read", exc)
             return None

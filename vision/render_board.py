@@ -84,25 +84,90 @@ PIPS: dict[int, tuple[tuple[float, float], ...]] = {
 }
 
 
+#: Each face of a die as (outward normal, in-face axes u and v) in the die's own frame, z up:
+#: top, bottom, then the four sides.
+_FACES: tuple[tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]], ...] = (
+    ((0, 0, 1), (1, 0, 0), (0, 1, 0)),
+    ((0, 0, -1), (1, 0, 0), (0, -1, 0)),
+    ((1, 0, 0), (0, 1, 0), (0, 0, 1)),
+    ((0, 1, 0), (-1, 0, 0), (0, 0, 1)),
+    ((-1, 0, 0), (0, -1, 0), (0, 0, 1)),
+    ((0, -1, 0), (1, 0, 0), (0, 0, 1)),
+)
+
+
+def _face_values(top: int) -> tuple[int, ...]:
+    """The values on `_FACES` for a die showing `top`: opposite faces add up to seven."""
+    first, second = (v for v in range(1, 7) if v not in (top, 7 - top) and v < 7 - v)
+    return (top, 7 - top, first, second, 7 - first, 7 - second)
+
+
 @dataclass(frozen=True, slots=True)
 class PlacedDie:
-    """A die drawn on the sheet: its face value, centre (mm), rotation and whether it is cocked."""
+    """A die on the board: its value, centre (mm), turn about the vertical and, when cocked,
+    how far (radians) it is tilted onto one bottom edge, leaning on something.
+
+    The die is a cube of `DIE_SIZE_MM`: seen from a camera off to the side it shows the side
+    faces facing the camera as well as its top (half a die wide 25 cm off the lens's axis at
+    half a metre), which is what a reader must tell apart from a die on its edge.
+    """
 
     value: int
     centre: tuple[float, float]
     angle: float
     cocked: bool
     body: int  # index into DIE_BODIES
+    tilt: float = 0.0
 
-    def corners(self) -> np.ndarray:
-        """The outline's corners in board mm (a cocked die also shows one side face)."""
+    def _to_board(self, local: np.ndarray) -> np.ndarray:
+        """Points of the die's own frame (centre of the bottom face at 0, z up) → board mm."""
         half = DIE_SIZE_MM / 2
-        local = [(-half, -half), (half, -half), (half, half), (-half, half)]
+        x, y, z = local[:, 0], local[:, 1], local[:, 2]
         if self.cocked:
-            local += [(half + half * 0.8, half * 0.4), (half + half * 0.8, -half * 1.2)]
+            t = self.tilt
+            x, z = -half + (x + half) * math.cos(t) - z * math.sin(t), \
+                (x + half) * math.sin(t) + z * math.cos(t)
         c, s = math.cos(self.angle), math.sin(self.angle)
-        return np.array([(self.centre[0] + x * c - y * s, self.centre[1] + x * s + y * c)
-                         for x, y in local])
+        return np.column_stack([self.centre[0] + x * c - y * s, self.centre[1] + x * s + y * c, z])
+
+    def vertices(self) -> np.ndarray:
+        """The cube's eight corners in board mm (x, y, height above the board)."""
+        a = DIE_SIZE_MM
+        local = np.array([(x, y, z) for z in (0.0, a) for x in (-a / 2, a / 2)
+                          for y in (-a / 2, a / 2)])
+        return self._to_board(local)
+
+    def faces(self, eye: tuple[float, float, float]) -> list[tuple[np.ndarray, float]]:
+        """The faces the camera at `eye` (board mm and height) sees: each as its four corners
+        and then its pips' centres (board mm, with height) and how steeply it faces up (0..1)."""
+        a = DIE_SIZE_MM
+        centre = np.array([0.0, 0.0, a / 2])
+        seen = []
+        for (normal, u, v), value in zip(_FACES, _face_values(self.value), strict=True):
+            n, u_, v_ = (np.array(d, np.float64) for d in (normal, u, v))
+            mid = centre + n * a / 2
+            corners = np.array([mid + (su * u_ + sv * v_) * a / 2
+                                for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+            world = self._to_board(np.vstack([corners, mid, mid + n]))
+            outward = world[5] - world[4]
+            if outward @ (np.array(eye) - world[4]) <= 0:
+                continue
+            pips = [mid + (px * u_ + py * v_) * a / 2 * 0.62 for px, py in PIPS[value]]
+            seen.append((np.vstack([world[:4], self._to_board(np.array(pips))]),
+                         float(outward[2])))
+        return seen
+
+    def outline(self, eye: tuple[float, float, float]) -> np.ndarray:
+        """Where the die's corners appear on the board plane, seen from `eye`."""
+        return see_from(eye, self.vertices())
+
+
+def see_from(eye: tuple[float, float, float], points: np.ndarray) -> np.ndarray:
+    """The board-plane point (mm) behind each 3D point (mm, height) on the line from `eye`:
+    drawn there on the sheet, the camera shows it where it would show the raised point."""
+    ex, ey, height = eye
+    scale = height / (height - points[:, 2])
+    return np.column_stack([ex + (points[:, 0] - ex) * scale, ey + (points[:, 1] - ey) * scale])
 
 
 class Sheet:
@@ -284,25 +349,30 @@ def _darken(img: np.ndarray, polygon: np.ndarray, keep: float) -> None:
     roi[:] = (roi * (1.0 - (1.0 - keep) * mask[..., None])).astype(np.uint8)
 
 
-def draw_die(img: np.ndarray, sheet: Sheet, die: PlacedDie) -> None:
-    """Draw a die lying flat (or cocked: tilted, showing a side face) with its pips."""
+def draw_die(img: np.ndarray, sheet: Sheet, die: PlacedDie,
+             eye: tuple[float, float, float]) -> None:
+    """Draw a die as the camera at `eye` sees it: its shadow, then every face turned towards
+    the camera, shaded by how steeply it faces up, with its pips."""
     body, pip = DIE_BODIES[die.body]
-    corners = die.corners()
-    half = DIE_SIZE_MM / 2
-    c, s = math.cos(die.angle), math.sin(die.angle)
+    lamp = die.vertices()
+    lamp = lamp[:, :2] + 0.2 * lamp[:, 2:3]  # a lamp high up and a little to one side
+    _darken(img, cv2.convexHull(sheet.pts(lamp).reshape(-1, 1, 2)), DIE_SHADOW)
+    for points, facing_up in die.faces(eye):
+        flat = see_from(eye, points)
+        shade = 0.55 + 0.45 * max(0.0, facing_up)
+        outline = sheet.pts(flat[:4])
+        cv2.fillConvexPoly(img, outline, _shade(body, shade), cv2.LINE_AA)
+        cv2.polylines(img, [outline], True, _shade(body, 0.75 * shade), sheet.mm(0.8),
+                      cv2.LINE_AA)
+        ring = _pip_ring(points[:4])
+        for centre in points[4:]:
+            cv2.fillConvexPoly(img, sheet.pts(see_from(eye, centre + ring)),
+                               _shade(pip, shade), cv2.LINE_AA)
 
-    def to_mm(x: float, y: float) -> tuple[float, float]:
-        return (die.centre[0] + x * c - y * s, die.centre[1] + x * s + y * c)
 
-    _darken(img, cv2.convexHull(sheet.pts(corners + np.array([3.0, 3.0]))), DIE_SHADOW)
-    top = corners[:4]
-    squeeze = 1.0
-    if die.cocked:
-        side = [corners[1], corners[5], corners[4], corners[2]]
-        cv2.fillConvexPoly(img, sheet.pts(side), _shade(body, 0.6), cv2.LINE_AA)
-        squeeze = 0.85
-    cv2.fillConvexPoly(img, sheet.pts(top), body, cv2.LINE_AA)
-    cv2.polylines(img, [sheet.pts(top)], True, _shade(body, 0.75), sheet.mm(0.8), cv2.LINE_AA)
-    for px, py in PIPS[die.value]:
-        x, y = to_mm(px * half * 0.62 * squeeze, py * half * 0.62)
-        cv2.circle(img, sheet.px(x, y), sheet.mm(1.5), pip, -1, cv2.LINE_AA)
+def _pip_ring(face: np.ndarray) -> np.ndarray:
+    """Offsets (mm, in the face's plane) of a round pip's edge: 1.5 mm radius."""
+    u = (face[1] - face[0]) / np.linalg.norm(face[1] - face[0])
+    v = (face[3] - face[0]) / np.linalg.norm(face[3] - face[0])
+    turn = np.linspace(0, 2 * math.pi, 12, endpoint=False)[:, None]
+    return 1.5 * (np.cos(turn) * u + np.sin(turn) * v)

@@ -6,7 +6,9 @@ score of the frame reader on such a folder.
 eval DIR` reads it. Each die also says `"cocked"`; each entry adds the truth behind the frame:
 `"game"`, `"board"` (the referee's board as JSON), `"blocked"` (a hand or shadow over the board)
 and `"seed"`, and `"die_px"`: a die's width in pixels, which the camera's calibration would tell
-the table (`vision eval` reads each image at that size unless `--die-size` is given).
+the table (`vision eval` reads each image at that size unless `--die-size` is given), and
+`"nadir_px"` and `"camera_height_mm"`: where the lens looks straight down and how high it hangs,
+so `vision eval` knows how much side face a flat die shows there (`vision.parallax`).
 """
 
 from __future__ import annotations
@@ -129,6 +131,8 @@ def write_dataset(outdir: Path | str, game: str, count: int, seed: int, players:
             "blocked": frame.blocked,
             "seed": frame_seed,
             "die_px": round(DIE_SIZE_MM * camera.px_per_mm, 2),
+            "nadir_px": [round(v, 1) for v in camera.parallax().nadir],
+            "camera_height_mm": round(camera.position[2], 1),
         })
     (out / "labels.json").write_text(json.dumps(labels, indent=1), "utf-8")
     log.info("wrote %d frames to %s", count, out)

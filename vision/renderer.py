@@ -20,11 +20,15 @@ import numpy as np
 from controller.events import BackgammonBoard, MaednBoard
 from vision import render_board
 from vision.geometry import DIE_SIZE_MM, Rect, TableGeometry, load_geometry
+from vision.parallax import Parallax
 from vision.render_board import MARGIN_MM, PX_PER_MM, PlacedDie, Sheet
 
 log = logging.getLogger(__name__)
 
 DEFAULT_SIZE = (1280, 720)
+#: A cocked die leans this far (radians) onto one bottom edge: from barely (its top still
+#: mostly faces up) to nearly halfway onto its side.
+COCKED_TILT = (math.radians(25), math.radians(45))
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +102,12 @@ class Camera:
             r2 = (dist ** 2).sum(axis=1, keepdims=True)
             dist = und / (1 + self.k1 * r2)
         return dist * self.focal + np.array(self.size) / 2
+
+    def parallax(self) -> Parallax:
+        """The side faces flat dice show this camera, as a calibration that measured the
+        mount's height would tell the dice reader (here the nadir is exact, not assumed)."""
+        nadir = self.project(np.array([self.position[:2]]))[0]
+        return Parallax.of_camera((float(nadir[0]), float(nadir[1])), self.position[2])
 
 @functools.lru_cache(maxsize=16)
 def _camera_maps(camera: Camera) -> tuple[np.ndarray, np.ndarray]:
@@ -185,7 +195,7 @@ def render(scene: Scene, seed: int, camera: Camera | None = None,
     throw_rng = np.random.default_rng([seed, 2, scene.throw, *sorted(scene.dice)])
     dice = _place_dice(scene, area, throw_rng)
     for die in dice:
-        render_board.draw_die(sheet_img, sheet, die)
+        render_board.draw_die(sheet_img, sheet, die, camera.position)
     map_x, map_y = _camera_maps(camera)
     image = cv2.remap(sheet_img, map_x, map_y, cv2.INTER_LINEAR,
                       borderMode=cv2.BORDER_CONSTANT, borderValue=scene.palette.table)
@@ -196,7 +206,7 @@ def render(scene: Scene, seed: int, camera: Camera | None = None,
         image = _blur_noise_jpeg(image, rng)
     boxes = []
     for die in dice:
-        pts = camera.project(die.corners())
+        pts = camera.project(die.outline(camera.position))
         x0, y0 = np.floor(pts.min(axis=0)).astype(int)
         x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
         boxes.append((int(x0), int(y0), int(x1), int(y1)))
@@ -217,7 +227,9 @@ def _place_dice(scene: Scene, area: Rect, rng: np.random.Generator) -> tuple[Pla
             centre = (rng.uniform(x0 + room, x1 - room), rng.uniform(y0 + room, y1 - room))
             if all(math.dist(centre, d.centre) > 2.2 * DIE_SIZE_MM for d in placed):
                 break
-        placed.append(PlacedDie(value, centre, float(rng.uniform(0, 2 * math.pi)), cocked, body))
+        angle = float(rng.uniform(0, 2 * math.pi))
+        tilt = float(rng.uniform(COCKED_TILT[0], COCKED_TILT[1])) if cocked else 0.0
+        placed.append(PlacedDie(value, centre, angle, cocked, body, tilt))
     return tuple(placed)
 
 

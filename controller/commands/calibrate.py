@@ -30,6 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="picture with every field outlined (default: next to --out)")
     parser.add_argument("--no-markers", action="store_true",
                         help="ignore ArUco markers and find the board from its outline")
+    parser.add_argument("--camera-height", type=float, default=None, metavar="MM",
+                        help="the lens's height above the board in mm, measured with a tape "
+                             "(default 650): how much side face a flat die shows the camera")
     parser.add_argument("--geometry", type=Path, default=None,
                         help="board geometry TOML (default: the Hofer 12-in-1 table)")
     parser.set_defaults(func=_run)
@@ -67,10 +70,14 @@ def _run(args: argparse.Namespace) -> int:
             why = "no such file" if not args.image.is_file() else "not a readable image"
             print(f"calibrate: {args.image}: {why}", file=sys.stderr)
             return 1
+    from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
+
+    height = DEFAULT_CAMERA_HEIGHT_MM if args.camera_height is None else args.camera_height
     try:
         calib = calibrate(image, args.game, use_markers=not args.no_markers,
                           players=args.players,
-                          geometry_file=str(args.geometry) if args.geometry else None)
+                          geometry_file=str(args.geometry) if args.geometry else None,
+                          camera_height_mm=height)
     except (CalibrationError, GeometryError, ValueError) as exc:
         print(f"calibrate: {exc}", file=sys.stderr)
         why = getattr(exc, "reason", None)

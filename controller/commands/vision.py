@@ -22,6 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     dice.add_argument("--json", action="store_true", help="one JSON line per image")
     dice.add_argument("--die-size", type=float, default=None, metavar="PX",
                       help="expected die width in pixels (default: as in the training photos)")
+    dice.add_argument("--camera-height", type=float, default=None, metavar="MM",
+                      help="the lens's height above the board, looking down at the picture's "
+                           "centre: flat dice off that centre show side faces (default: every "
+                           "die seen straight from above)")
     dice.set_defaults(func=_run_dice)
 
     ev = group.add_parser("eval", help="score the dice reader on a labelled folder")
@@ -37,17 +41,28 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def _reader(die_size: float | None):  # -> DiceReader, imported lazily
+def _reader(die_size: float | None, parallax=None):  # -> DiceReader, imported lazily
+    """The dice reader for dice `die_size` px wide (default: the photos') seen by a camera
+    with that `vision.parallax.Parallax` (default: none, looking straight at every die)."""
     from vision.dice import DiceReader
 
-    return DiceReader() if die_size is None else DiceReader(die_size_px=die_size)
+    if die_size is None:
+        return DiceReader(parallax=parallax)
+    return DiceReader(die_size_px=die_size, parallax=parallax)
 
 
 def _run_dice(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.dice import DiceInputError
+    from vision.parallax import Parallax
 
+    if args.camera_height is not None:
+        try:
+            Parallax.of_camera((0.0, 0.0), args.camera_height)
+        except ValueError as exc:
+            print(f"error: --camera-height: {exc}", file=sys.stderr)
+            return 2
     reader = _reader(args.die_size)
     status = 0
     for path in args.images:
@@ -59,6 +74,9 @@ def _run_dice(args: argparse.Namespace) -> int:
             continue
         start = time.perf_counter()
         try:
+            if args.camera_height is not None:
+                height, width = image.shape[:2]
+                reader.parallax = Parallax.of_camera((width / 2, height / 2), args.camera_height)
             dice = reader.read(image)
         except DiceInputError as exc:
             _emit(args.json, {"image": str(path), "error": f"{path}: {exc}"})
@@ -89,12 +107,14 @@ def _run_eval(args: argparse.Namespace) -> int:
         images = load_labels(args.folder, args.split)
         report = EvalReport()
         # --die-size wins; else each image's own `die_px` (the renderer writes it), else the
-        # photos' size.
-        groups: dict[float | None, list] = {}
+        # photos' size. Each image's camera (the renderer writes it) says what side faces flat
+        # dice show.
+        groups: dict[tuple, list] = {}
         for im in images:
-            groups.setdefault(im.die_px if args.die_size is None else args.die_size, []).append(im)
-        for size, group in groups.items():
-            reader = _reader(size)
+            size = im.die_px if args.die_size is None else args.die_size
+            groups.setdefault((size, im.parallax), []).append(im)
+        for (size, parallax), group in groups.items():
+            reader = _reader(size, parallax)
             evaluate(lambda im, r=reader: [(d.value, d.box) for d in r.read(im)], group, report)
     except LabelError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -29,6 +29,7 @@ from vision.calibration import (
     overlay,
 )
 from vision.geometry import load_geometry
+from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
 from vision.renderer import Camera, Scene, render
 
 GEO = load_geometry()
@@ -214,6 +215,23 @@ def test_calibration_file_round_trip(tmp_path: Path) -> None:
     assert Calibration.load(path) == calib
 
 
+def test_the_measured_camera_height_is_kept_and_tells_the_dice_parallax(tmp_path: Path
+                                                                        ) -> None:
+    image = render(start_scene("maedn"), seed=12).image
+    calib = calibrate(image, "maedn", camera_height_mm=716.0)
+    path = tmp_path / "calibration.json"
+    calib.save(path)
+    loaded = Calibration.load(path)
+    assert loaded.camera_height_mm == 716.0
+    assert loaded.parallax().ratio == pytest.approx(16 / 700)
+    assert loaded.parallax().nadir == (640.0, 360.0)
+    older = {k: v for k, v in calib.to_json().items() if k != "camera_height_mm"}
+    path.write_text(json.dumps(older), "utf-8")
+    assert Calibration.load(path).camera_height_mm == DEFAULT_CAMERA_HEIGHT_MM
+    with pytest.raises(ValueError, match="above the dice"):
+        calibrate(image, "maedn", camera_height_mm=0.0)
+
+
 def test_broken_calibration_files_name_the_problem(tmp_path: Path) -> None:
     calib = calibrate(render(start_scene("maedn"), seed=12).image, "maedn")
     data = calib.to_json()
@@ -258,8 +276,9 @@ def test_calibrate_command_writes_calibration_and_overlay(tmp_path: Path, capsys
     cv2.imwrite(str(image), render(Scene(maedn_start(2)), seed=14).image)
     out = tmp_path / "cal.json"
     assert _run_cli(["calibrate", str(image), "--game", "maedn", "--players", "2",
-                     "--out", str(out)]) == 0
+                     "--out", str(out), "--camera-height", "580"]) == 0
     assert Calibration.load(out).piece_colours == (0, 2)
+    assert Calibration.load(out).camera_height_mm == 580.0
     assert cv2.imread(str(tmp_path / "cal_overlay.png")) is not None
     assert "markers" in capsys.readouterr().out
 

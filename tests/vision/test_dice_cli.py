@@ -113,3 +113,42 @@ def test_eval_on_folder_without_labels_is_a_clear_error(tmp_path) -> None:
     result = spieltisch("eval", str(tmp_path))
     assert result.returncode == 2
     assert "labels.json" in result.stderr
+
+
+def test_dice_told_the_camera_height_reads_a_flat_die_far_off_the_lens(tmp_path) -> None:
+    """A lens 50 cm above the Mensch board's centre sees the dice in the board's corner from
+    the side; told its height, `vision dice` judges them as flat dice."""
+    import cv2
+    import numpy as np
+
+    from vision import renderer
+    from vision.calibration import maedn_start
+    from vision.geometry import DIE_SIZE_MM, load_geometry
+
+    width, height = load_geometry().board_size("maedn")
+    camera = renderer.Camera(size=(1280, 720), position=(width / 2, height / 2, 500.0), yaw=0.0,
+                             tilt_x=0.0, tilt_y=0.0, focal=1.5 * 500, k1=0.0)
+    values, found = [], []
+    for seed, value in enumerate((2, 5, 6)):
+        frame = renderer.render(renderer.Scene(maedn_start(2), dice=(value,)), 970 + seed,
+                                camera=camera)
+        path = tmp_path / f"corner{seed}.png"
+        cv2.imwrite(str(path), frame.image)
+        x0, y0, x1, y1 = frame.dice_boxes[0]
+        ex, ey = camera.parallax().shift((x0 + x1) / 2, (y0 + y1) / 2)
+        size = DIE_SIZE_MM * camera.px_per_mm
+        assert np.hypot(ex, ey) > 0.25 * size  # a quarter of a die and more of side face shows
+        result = spieltisch("dice", str(path), "--json", "--die-size", str(size),
+                            "--camera-height", "500")
+        assert result.returncode == 0, result.stderr
+        dice = json.loads(result.stdout)["dice"]
+        values.append(value)
+        found.append([d["value"] for d in dice if not d["cocked"]])
+    assert found == [[v] for v in values], found
+
+
+def test_dice_refuses_a_camera_among_the_dice(tmp_path) -> None:
+    item = load_labels(DATA, "test")[0]
+    result = spieltisch("dice", str(item.path), "--json", "--camera-height", "12")
+    assert result.returncode == 2
+    assert "--camera-height" in result.stderr and "above the dice" in result.stderr

@@ -87,6 +87,11 @@ def test_evaluate_totals_hand_made_labels_against_a_reader_that_reports_the_trut
         ('[{"image": "a.jpg", "dice": [{"value": 2, "box": [9, 0, 0, 9]}]}]', "'box'"),
         ('[{"dice": []}]', "entry 0"),
         ('[{"image": "a.jpg", "dice": [], "die_px": -3}]', "'die_px'"),
+        ('[{"image": "a.jpg", "dice": [], "camera_height_mm": 600}]', "'nadir_px'"),
+        ('[{"image": "a.jpg", "dice": [], "nadir_px": [1, 2], "camera_height_mm": "high"}]',
+         "'camera_height_mm'"),
+        ('[{"image": "a.jpg", "dice": [], "nadir_px": [1, 2], "camera_height_mm": 9}]',
+         "entry 0: the camera must hang well above"),
     ],
 )
 def test_malformed_labels_name_the_problem(tmp_path, content: str, words: str) -> None:
@@ -113,3 +118,14 @@ def test_die_size_of_a_labelled_image_is_read_when_given(tmp_path) -> None:
     )
     a, b = load_labels(tmp_path)
     assert (a.die_px, b.die_px) == (16.2, None)
+
+
+def test_camera_of_a_labelled_image_gives_its_parallax_when_given(tmp_path) -> None:
+    (tmp_path / "labels.json").write_text(
+        '[{"image": "a.jpg", "dice": [], "nadir_px": [600, 350.5], "camera_height_mm": 616},'
+        ' {"image": "b.jpg", "dice": []}]'
+    )
+    a, b = load_labels(tmp_path)
+    assert a.parallax is not None and b.parallax is None
+    assert a.parallax.nadir == (600.0, 350.5)
+    assert a.parallax.shift(700.0, 350.5) == pytest.approx((100 * 16 / 600, 0.0))

@@ -123,10 +123,9 @@ class PlacedDie:
         """Points of the die's own frame (centre of the bottom face at 0, z up) → board mm."""
         half = DIE_SIZE_MM / 2
         x, y, z = local[:, 0], local[:, 1], local[:, 2]
-        if self.cocked:
-            t = self.tilt
-            x, z = -half + (x + half) * math.cos(t) - z * math.sin(t), \
-                (x + half) * math.sin(t) + z * math.cos(t)
+        if self.cocked:  # turned about the bottom edge at x = -half, lifting the +x side
+            lift, ct, st = x + half, math.cos(self.tilt), math.sin(self.tilt)
+            x, z = -half + lift * ct - z * st, lift * st + z * ct
         c, s = math.cos(self.angle), math.sin(self.angle)
         return np.column_stack([self.centre[0] + x * c - y * s, self.centre[1] + x * s + y * c, z])
 

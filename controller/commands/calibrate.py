@@ -11,6 +11,8 @@ import logging
 import sys
 from pathlib import Path
 
+from controller.commands.vision import camera_height
+
 log = logging.getLogger(__name__)
 
 
@@ -30,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="picture with every field outlined (default: next to --out)")
     parser.add_argument("--no-markers", action="store_true",
                         help="ignore ArUco markers and find the board from its outline")
-    parser.add_argument("--camera-height", type=float, default=None, metavar="MM",
+    parser.add_argument("--camera-height", type=camera_height, default=None, metavar="MM",
                         help="the lens's height above the board in mm, measured with a tape "
                              "(default 650): how much side face a flat die shows the camera")
     parser.add_argument("--geometry", type=Path, default=None,

@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     dice.add_argument("--json", action="store_true", help="one JSON line per image")
     dice.add_argument("--die-size", type=float, default=None, metavar="PX",
                       help="expected die width in pixels (default: as in the training photos)")
-    dice.add_argument("--camera-height", type=float, default=None, metavar="MM",
+    dice.add_argument("--camera-height", type=camera_height, default=None, metavar="MM",
                       help="the lens's height above the board, looking down at the picture's "
                            "centre: flat dice off that centre show side faces (default: every "
                            "die seen straight from above)")
@@ -34,6 +34,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ev.add_argument("--json", action="store_true", help="print the result as one JSON object")
     ev.add_argument("--die-size", type=float, default=None, metavar="PX")
     ev.set_defaults(func=_run_eval)
+
+
+def camera_height(text: str) -> float:
+    """argparse type: a lens height in mm above the board that the dice reader can work with."""
+    from vision.parallax import Parallax
+
+    try:
+        height = float(text)
+        Parallax.of_camera((0.0, 0.0), height)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return height
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -57,12 +69,6 @@ def _run_dice(args: argparse.Namespace) -> int:
     from vision.dice import DiceInputError
     from vision.parallax import Parallax
 
-    if args.camera_height is not None:
-        try:
-            Parallax.of_camera((0.0, 0.0), args.camera_height)
-        except ValueError as exc:
-            print(f"error: --camera-height: {exc}", file=sys.stderr)
-            return 2
     reader = _reader(args.die_size)
     status = 0
     for path in args.images:

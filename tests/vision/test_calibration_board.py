@@ -283,6 +283,14 @@ def test_calibrate_command_writes_calibration_and_overlay(tmp_path: Path, capsys
     assert "markers" in capsys.readouterr().out
 
 
+def test_calibrate_command_refuses_a_camera_among_the_dice(tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        _run_cli(["calibrate", str(tmp_path / "start.png"), "--game", "maedn",
+                  "--camera-height", "20"])
+    assert stop.value.code == 2
+    assert "--camera-height" in capsys.readouterr().err
+
+
 def test_calibrate_command_names_a_missing_picture(tmp_path: Path, capsys) -> None:
     missing = tmp_path / "nothere.jpg"
     assert _run_cli(["calibrate", str(missing), "--game", "backgammon"]) == 1

@@ -211,14 +211,8 @@ def focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
 
 
-def pick(real: list[Sample], rendered: list[Sample], rng: random.Random, share: float,
-         kind: str = "die") -> Sample:
-    """A random train image: real photos, and rendered frames with probability `share`;
-    for a cocked die's crop a rendered frame with one (the photos have none)."""
-    if kind == "cocked":
-        with_cocked = [s for s in rendered if s.cocked.any()]
-        if with_cocked:
-            return rng.choice(with_cocked)
+def pick(real: list[Sample], rendered: list[Sample], rng: random.Random, share: float) -> Sample:
+    """A random train image: real photos, and rendered frames with probability `share`."""
     if rendered and rng.random() < share:
         return rng.choice(rendered)
     return rng.choice(real)
@@ -374,10 +368,12 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     kinds = ["die"] * 6 + ["cocked"] * 2 + ["near", "background", "hard", "hard"]
+    with_cocked = [s for s in rendered if s.cocked.any()]  # the photos have no cocked dice
     start = time.time()
     for step in range(steps):
         chosen = [rng.choice(kinds) for _ in range(batch)]
-        picks = [(pick(real, rendered, rng, rendered_share, kind), kind) for kind in chosen]
+        picks = [(rng.choice(with_cocked) if kind == "cocked" and with_cocked
+                  else pick(real, rendered, rng, rendered_share), kind) for kind in chosen]
         exs = [classifier_example(s, rng, kind, tilt) for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         y = torch.tensor([e[1] for e in exs])

@@ -66,7 +66,8 @@ class DiceReader:
     die counts as cocked; so does a die the classifier finds more likely cocked than showing
     its best value), `max_aspect` on the box's long/short side ratio (above it, cocked).
     `outline_long` and `outline_aspect`: a die whose body outline (see `body_outline`) is longer
-    than that many die sizes AND that much longer than wide shows a side face, so it is cocked.
+    than that many die sizes (but not beyond `OUTLINE_MAX_LONG`) AND that much longer than wide
+    shows a side face, so it is cocked.
     `views` (1, 2, 4 or 8) averages the classifier over that many quarter-turns (8: and their
     mirror images) of each crop whose first view is unsure, i.e. whose most likely class has a
     probability below `sure`: a die's value does not change when it turns, and averaging
@@ -276,7 +277,7 @@ class DiceReader:
             long, short = silhouette(image, c.cx, c.cy, self.die_size_px, lean)
             return SILHOUETTE_LONG <= long < OUTLINE_LEAK and short <= SILHOUETTE_MAX_SHORT
         return (
-            self.outline_long <= long < OUTLINE_LEAK
+            self.outline_long <= long < OUTLINE_MAX_LONG
             and OUTLINE_MIN_SHORT <= short <= OUTLINE_MAX_SHORT
             and long >= self.outline_aspect * short
         )
@@ -337,6 +338,12 @@ LEAN_DETAIL = 4
 #: one wider than the maximum is a flat die grown on all sides by its blurred shadow.
 OUTLINE_LEAK = 2.0
 OUTLINE_MIN_SHORT = 0.95
+#: A die on its edge spans at most cos t + sin t <= sqrt(2) die sizes, whatever its tilt t,
+#: plus the renderer's strongest motion blur (3.5 px on a 13 px die). A longer outline is the
+#: body colour running on into something of its colour (a light point's tip touching a light
+#: die, a real die's shadow): no verdict from the outline; a die leaning on a checker of its
+#: own colour is left to the classifier's cocked class.
+OUTLINE_MAX_LONG = math.sqrt(2.0) + 3.5 / 13.0
 OUTLINE_MAX_SHORT = 1.4
 #: Shades k of the body colour B that count as body, and how far (relative to |B|, plus grey
 #: levels) a pixel may lie from k*B.

@@ -9,14 +9,17 @@ seeds that the training tool never renders (it uses `seed * 100_003 + i` with sm
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
 
+from controller.events import BackgammonBoard
 from tests.vision.dice_requirements import needs_model
 from vision import renderer
-from vision.dice import DiceReader
+from vision.dice import OUTLINE_LEAK, OUTLINE_MAX_LONG, DiceReader, body_outline
 from vision.dice_eval import LabelledDie, evaluate, load_labels, score_image
+from vision.geometry import load_geometry
 from vision.render_board import DIE_SIZE_MM
 from vision.render_dataset import random_scene, write_dataset
 
@@ -108,6 +111,27 @@ def test_light_dice_on_the_light_mensch_board_are_flagged_when_cocked() -> None:
     assert seen[True] >= 10 and seen[False] >= 10, seen
     assert flagged[True] >= 0.6 * seen[True], (flagged, seen)
     assert flagged[False] <= 0.1 * seen[False], (flagged, seen)
+
+
+def test_a_light_die_touching_a_light_points_tip_is_read_not_called_cocked() -> None:
+    """A white die lying against the tip of a cream point (the backgammon dice area reaches
+    between the points' tips): its body colour runs on into the point, an outline longer than
+    a die on its edge can show (`OUTLINE_MAX_LONG`). The outline rule used to call it cocked."""
+    scene = renderer.Scene(BackgammonBoard((0,) * 24), dice=(2,))
+    frame = renderer.render(scene, 990_235)
+    die, box = frame.dice[0], frame.dice_boxes[0]
+    tip = load_geometry().board("backgammon").point_triangle(20)[2]
+    assert die.body in LIGHT_BODIES and not die.cocked
+    assert math.dist(die.centre, tip) < 0.7 * DIE_SIZE_MM, (die.centre, tip)
+    reader = DiceReader(die_size_px=DIE_SIZE_MM * frame.camera.px_per_mm,
+                        parallax=frame.camera.parallax())
+    x0, y0, x1, y1 = box
+    c = next(c for c in reader.detect(frame.image) if x0 <= c.cx <= x1 and y0 <= c.cy <= y1)
+    ex, ey = reader.parallax.shift(c.cx, c.cy)
+    size = reader.die_size_px
+    long, _ = body_outline(frame.image, c.cx, c.cy, size, (ex / size, ey / size))
+    assert OUTLINE_MAX_LONG <= long < OUTLINE_LEAK, long
+    assert [(r.value, r.cocked) for r in reader.read(frame.image)] == [(2, False)]
 
 
 def test_eval_reads_the_renderers_folder_at_its_own_die_size(tmp_path) -> None:

@@ -86,7 +86,7 @@ class DiceReader:
         *,
         die_size_px: float = dm.REFERENCE_DIE_PX,
         detector_die_px: float = dm.REFERENCE_DIE_PX * dm.DETECTOR_SCALE,
-        detect_threshold: float = 0.15,
+        detect_threshold: float = 0.3,
         die_threshold: float = 0.5,
         read_threshold: float = 0.35,
         max_aspect: float = 1.5,

@@ -17,6 +17,7 @@ import bisect
 import functools
 import logging
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,7 +65,9 @@ class DiceReader:
     `detect_threshold` on the detector's heat, `die_threshold` on the classifier's probability
     that a crop is a die, `read_threshold` on the probability of the best value (below it the
     die counts as cocked; so does a die the classifier finds more likely cocked than showing
-    its best value), `max_aspect` on the box's long/short side ratio (above it, cocked).
+    its best value), raised for the values in `value_thresholds` (value → probability: faces
+    that blur into one another need more certainty), `max_aspect` on the box's long/short side
+    ratio (above it, cocked).
     `outline_long` and `outline_aspect`: a die whose body outline (see `body_outline`) is longer
     than that many die sizes (but not beyond `OUTLINE_MAX_LONG`) AND that much longer than wide
     shows a side face, so it is cocked.
@@ -89,6 +92,7 @@ class DiceReader:
         detect_threshold: float = 0.3,
         die_threshold: float = 0.5,
         read_threshold: float = 0.35,
+        value_thresholds: Mapping[int, float] | None = None,
         max_aspect: float = 1.5,
         outline_long: float = 1.25,
         outline_aspect: float = 1.2,
@@ -115,6 +119,10 @@ class DiceReader:
         self.detect_threshold = detect_threshold
         self.die_threshold = die_threshold
         self.read_threshold = read_threshold
+        self.value_thresholds = dict(value_thresholds or {})
+        if not set(self.value_thresholds) <= set(range(1, 7)):
+            raise ValueError(f"value_thresholds are for die values 1..6, got "
+                             f"{sorted(self.value_thresholds)}")
         self.max_aspect = max_aspect
         self.outline_long = outline_long
         self.outline_aspect = outline_aspect
@@ -244,7 +252,7 @@ class DiceReader:
             _, _, top_w, top_h = tops[i]
             aspect = max(top_w, top_h) / max(1e-6, min(top_w, top_h))
             if (
-                p_value < self.read_threshold
+                p_value < max(self.read_threshold, self.value_thresholds.get(value, 0.0))
                 or looks_cocked[i]
                 or aspect > self.max_aspect
                 or self._shows_side_face(image, c, alone)

@@ -35,6 +35,12 @@ TABLE_DETECTOR_DIE_PX = 16.0
 #: 200-259, 1075 read): of the 6 misread, 4 fall below 0.6, of the 1069 read right 3; checked
 #: on seeds 300-359: 4 of 6 and 5 of 1069.
 TABLE_READ_THRESHOLD = 0.6
+#: A 4 and a 6 are the faces blur confuses: at 13-15 px, blurred along the pip columns, a 4's
+#: two columns smear into two bars, as a 6's do. Rendered dice at the table camera's scale
+#: (4 × 60 mounts, every value; seeds 200-559, 4320 dice): at 0.6, 6 misread (5 of them 4s and
+#: 6s) and 31 read right below it; asking 0.7 of a 4 or a 6, 2 misread and 56 below it. Chosen
+#: on seeds 200-359 (3 misread → 1), checked on 400-559 (3 → 1, 17 → 32 below).
+TABLE_VALUE_THRESHOLDS = {4: 0.7, 6: 0.7}
 CHECKERS_PER_SIDE = 15
 PIECES_PER_SEAT = 4
 
@@ -95,6 +101,7 @@ class FrameReader:
                                                         geo.height),
                                 detector_die_px=TABLE_DETECTOR_DIE_PX,
                                 read_threshold=TABLE_READ_THRESHOLD,
+                                value_thresholds=TABLE_VALUE_THRESHOLDS,
                                 parallax=self.calib.parallax())
         except DiceModelError as exc:
             log.warning("dice model unavailable (%s): dice are not read", exc)

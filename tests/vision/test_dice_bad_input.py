@@ -85,3 +85,9 @@ def test_broken_model_file_names_the_file(tmp_path) -> None:
 def test_non_positive_die_size_is_rejected() -> None:
     with pytest.raises(ValueError, match="die_size_px"):
         DiceReader(die_size_px=0)
+
+
+@needs_model
+def test_value_thresholds_for_no_die_value_are_rejected() -> None:
+    with pytest.raises(ValueError, match=r"die values 1\.\.6"):
+        DiceReader(value_thresholds={7: 0.9})

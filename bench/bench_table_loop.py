@@ -262,7 +262,8 @@ def _evenings(games_per_kind: int) -> list[list[Any]]:
             rows.append([
                 f"{game} at {size[0]}×{size[1]}", total.games, total.finished, total.lost,
                 injected, flagged, f"{100.0 * flagged / injected:.1f} %" if injected else "-",
-                total.legal_flagged, f"{total.rolls} ({total.dice_misread})", total.frames,
+                total.legal_flagged, f"{total.rolls} ({total.dice_misread})",
+                f"{total.rerolls} ({total.needless_rerolls})", total.frames,
                 statistics.median(r[1] for r in results),
             ])
     return rows
@@ -301,6 +302,7 @@ def main() -> None:
     print_table(
         f"Simulated evenings through rendered frames ({games} games per game)",
         ["games", "played", "finished", "lost", "illegal injected", "flagged", "flagged %",
-         "legal flagged", "rolls (read wrong)", "frames", "median s per game"],
+         "legal flagged", "rolls (read wrong)", "re-rolls (no die cocked)", "frames",
+         "median s per game"],
         _evenings(games),
     )

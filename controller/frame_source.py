@@ -152,6 +152,8 @@ class SimulationStats:
     cocked: int = 0
     rolls: int = 0  # throws of physical dice
     dice_misread: int = 0  # rolls the table accepted with other values than those thrown
+    rerolls: int = 0  # throws the table asked to be made again
+    needless_rerolls: int = 0  # of those, throws with no die cocked (a face read as unsure)
     frames: int = 0
     lost_games: list[str] = field(default_factory=list)
     illegal_kinds: dict[str, int] = field(default_factory=dict)
@@ -303,6 +305,7 @@ class SimulatedTable:
         self._last_turn: Turn | None = None
         self._turns = 0
         self._idle = 0
+        self._cocked_throw = False  # whether the last physical throw had a die cocked
         self._started = time.monotonic()
 
     def items(self) -> Iterator[Frame | Event]:
@@ -396,6 +399,8 @@ class SimulatedTable:
                     bots.correcting = False
                 case Reroll():
                     rethrown = True
+                    self.stats.rerolls += 1
+                    self.stats.needless_rerolls += not self._cocked_throw
                     self._throw(signal.seat)
                 case GameOver():
                     bots.over = True
@@ -437,6 +442,7 @@ class SimulatedTable:
         if self.rng.random() < self.rates["cocked"]:
             self.stats.cocked += 1
             cocked = tuple(i == 0 for i in range(count))
+        self._cocked_throw = bool(cocked)
         self._plan += [_Show(bots.scene(hand=True), 2), _Press(DieThrown())]
         self._plan.append(_Show(bots.scene(cocked=cocked), self.settle_frames))
 

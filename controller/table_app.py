@@ -1153,7 +1153,8 @@ def simulation_summary(stats: Any) -> str:
     lines = [
         f"games {stats.games}: finished {stats.finished}, stuck {stats.lost}",
         f"plays accepted {stats.plays}, frames {stats.frames}, hands {stats.hands}, "
-        f"cocked dice {stats.cocked}, rolls {stats.rolls} (read wrong {stats.dice_misread})",
+        f"cocked dice {stats.cocked}, rolls {stats.rolls} (read wrong {stats.dice_misread}; "
+        f"asked again {stats.rerolls}, {stats.needless_rerolls} with no die cocked)",
         f"illegal plays injected {stats.illegal_injected}: flagged {stats.illegal_flagged}, "
         f"missed {stats.illegal_missed}; legal plays flagged {stats.legal_flagged}",
     ]

@@ -69,6 +69,10 @@ def _check(stats: Any, seen: Collector, cocked_flagged: float) -> None:
     # drawn as cubes (side faces showing), 9 in the backgammon game's 140 rolls.
     rerolls = sum(isinstance(s, Reroll) for s in seen.signals)
     assert cocked_flagged * stats.cocked <= rerolls <= stats.cocked + 0.08 * stats.rolls
+    # The simulation's own count: every re-roll asked for, those of throws with no die cocked.
+    assert stats.rerolls == rerolls
+    assert stats.rerolls - stats.needless_rerolls <= stats.cocked
+    assert stats.needless_rerolls <= 0.08 * stats.rolls
     # Rolls read with other values than thrown: the table judges by what it read.
     assert stats.dice_misread <= 0.05 * stats.rolls
     assert sum(isinstance(s, PlayAccepted) for s in seen.signals) == stats.plays

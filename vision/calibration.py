@@ -487,7 +487,7 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
     board, measured when mounting) tells the dice reader how much side face a flat die shows.
     """
     check_image(image)
-    Parallax.of_camera((0.0, 0.0), camera_height_mm)  # a height no table has: ValueError now
+    Parallax.check_height(camera_height_mm)  # a height no table has: ValueError now
     geometry = load_geometry(geometry_file)
     board_geo = geometry.board(game)
     fix = find_board(image, game, geometry, use_markers)

@@ -32,13 +32,21 @@ class Parallax:
     nadir: tuple[float, float]
     ratio: float
 
+    @staticmethod
+    def check_height(height_mm: float, die_mm: float = DIE_SIZE_MM) -> float:
+        """`height_mm` if a lens can hang that high above dice of side `die_mm`, else a
+        ValueError saying why (for the CLI and `calibrate`, which take a height before any
+        picture gives a nadir)."""
+        if not height_mm > 2 * die_mm:
+            raise ValueError(f"the camera must hang well above the dice ({die_mm:g} mm), "
+                             f"got a height of {height_mm:g} mm")
+        return height_mm
+
     @classmethod
     def of_camera(cls, nadir: tuple[float, float], height_mm: float,
                   die_mm: float = DIE_SIZE_MM) -> Parallax:
         """The parallax of a lens `height_mm` above the board for dice of side `die_mm`."""
-        if not height_mm > 2 * die_mm:
-            raise ValueError(f"the camera must hang well above the dice ({die_mm:g} mm), "
-                             f"got a height of {height_mm:g} mm")
+        height_mm = cls.check_height(height_mm, die_mm)
         return cls((float(nadir[0]), float(nadir[1])), die_mm / (height_mm - die_mm))
 
     def shift(self, x: float, y: float) -> tuple[float, float]:

@@ -41,11 +41,9 @@ def camera_height(text: str) -> float:
     from vision.parallax import Parallax
 
     try:
-        height = float(text)
-        Parallax.of_camera((0.0, 0.0), height)
+        return Parallax.check_height(float(text))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-    return height
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

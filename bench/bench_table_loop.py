@@ -35,17 +35,24 @@ from bench.timing import print_table, summary
 from controller import config as table_config
 from controller.config import SimulatedGame
 from controller.events import ButtonPressed, NewGame
-from controller.frame_source import Frame, Scene, SceneRenderer, SimulatedTable, SimulationStats
+from controller.frame_source import (
+    Frame,
+    Scene,
+    SceneRenderer,
+    SimulatedTable,
+    SimulationStats,
+    measured_camera_heights,
+)
 from controller.referee import Referee
 from controller.rules import maedn
 from controller.signals import PlayAccepted, Turn
 from controller.table_app import (
     EmulatedDisplayBoard,
+    FrameCalibration,
     GameVision,
     TableApp,
     TableOutputs,
     TablePipeline,
-    calibrate_from_frame,
     pin_factory,
 )
 
@@ -55,9 +62,15 @@ SETTLE_S = 0.3
 LATENCY_SAMPLES = 40
 
 
+def _calibration(seed: int, size: tuple[int, int] = SIZE) -> FrameCalibration:
+    """Calibration as the simulated table makes it: its mount's height, measured."""
+    return FrameCalibration(measured_camera_heights(seed, size))
+
+
 @contextlib.contextmanager
-def _table(game: str, skip_still: bool = False) -> Any:
-    """Referee, real vision, mock-pin LEDs and the display link to the emulated board.
+def _table(game: str, seed: int, skip_still: bool = False) -> Any:
+    """Referee, real vision (calibrated for the simulated mount of `seed`), mock-pin LEDs and
+    the display link to the emulated board.
 
     `skip_still` turns on the table's change gate (frames in which nothing moved keep the last
     reading); off, every frame is read: the worst case, a board that never holds still.
@@ -78,7 +91,7 @@ def _table(game: str, skip_still: bool = False) -> Any:
         devices = stack.enter_context(TableDevices(load_pinmap(None), pin_factory("mock")))
         outputs = TableOutputs(config, devices, link)
         pipeline = TablePipeline(
-            Referee(), GameVision(SETTLE_S, calibrate_from_frame, skip_still),
+            Referee(), GameVision(SETTLE_S, _calibration(seed), skip_still),
             listeners=[outputs],
         )
         if not link.wait_synced(5.0):
@@ -88,12 +101,13 @@ def _table(game: str, skip_still: bool = False) -> Any:
 
 def _latency(skip_still: bool) -> list[list[Any]]:
     """Mensch `vegas` (the electronic die), so every sample is a judged move."""
-    render = SceneRenderer(*SIZE, seed=3)
+    seed = 3
+    render = SceneRenderer(*SIZE, seed=seed)
     opts = maedn.Options.preset("vegas")
     samples_led: list[float] = []
     samples_display: list[float] = []
     frame_ms: list[float] = []
-    with _table("maedn", skip_still) as (pipeline, outputs, link, devices):
+    with _table("maedn", seed, skip_still) as (pipeline, outputs, link, devices):
         pos = maedn.Position.initial(2, opts)
         t = 0.0
         pipeline.handle(NewGame("maedn", "vegas", 2, t=t), "table")
@@ -177,7 +191,7 @@ def _rendered_game(game: SimulatedGame, count: int, seed: int) -> list[Frame]:
     frames: list[Frame] = []
     sim = SimulatedTable((game,), SceneRenderer(*SIZE, seed=seed), fps=15, seed=seed,
                          illegal_rate=0.1, hand_rate=0.3, cocked_rate=0.0)
-    pipeline = TablePipeline(Referee(), GameVision(SETTLE_S, calibrate_from_frame))
+    pipeline = TablePipeline(Referee(), GameVision(SETTLE_S, _calibration(seed)))
     for item in sim.items():
         if isinstance(item, Frame):
             frames.append(item)
@@ -191,9 +205,10 @@ def _rendered_game(game: SimulatedGame, count: int, seed: int) -> list[Frame]:
 
 
 def _throughput(game: SimulatedGame, skip_still: bool) -> tuple[list[Any], list[Any]]:
-    frames = _rendered_game(game, 300, seed=7)
+    seed = 7
+    frames = _rendered_game(game, 300, seed=seed)
     name = f"{game}, {'still frames skipped' if skip_still else 'every frame read'}"
-    with _table(game.game, skip_still) as (pipeline, outputs, _link, _devices):
+    with _table(game.game, seed, skip_still) as (pipeline, outputs, _link, _devices):
         pipeline.handle(NewGame(game.game, game.variant, game.players, t=0.0), "table")
         times = []
         for frame in frames:
@@ -224,7 +239,7 @@ def _evening_game(args: tuple[SimulatedGame, int, tuple[int, int]]) -> Any:
     die = random.Random(seed)
     pipeline = TablePipeline(
         Referee(),
-        GameVision(SETTLE_S, calibrate_from_frame),
+        GameVision(SETTLE_S, _calibration(seed, size)),
         electronic_die=lambda: die.randint(1, 6),
     )
     table = SimulatedTable((game,), SceneRenderer(*size, seed=seed), fps=15, seed=seed,

@@ -470,6 +470,25 @@ class SimulatedTable:
         self._plan.append(_Press(ButtonPressed("done", seat=seat)))
 
 
+def simulated_mount(seed: int, game: str, size: tuple[int, int]) -> Any:
+    """The camera mount (`vision.renderer.Camera`) of a simulated table's game: a pure function
+    of the seed, so the table's render workers and its calibration agree on it."""
+    import numpy as np
+
+    from vision import renderer
+    from vision.geometry import load_geometry
+
+    rng = np.random.default_rng([seed, len(game)])
+    return renderer.Camera.random(rng, load_geometry().board_size(game), size)
+
+
+def measured_camera_heights(seed: int, size: tuple[int, int]) -> dict[str, float]:
+    """Each game's lens height above the board as a builder measures it with a tape (to the
+    centimetre, docs/calibration.md), for the simulated table's mounts."""
+    return {game: round(simulated_mount(seed, game, size).position[2], -1)
+            for game in ("backgammon", "maedn")}
+
+
 class SceneRenderer:
     """Draws a Scene as the table's camera would see it (`vision.renderer`), one camera mount
     per game, so every frame of a game comes from the same place as on a real table."""
@@ -483,16 +502,12 @@ class SceneRenderer:
         self._cameras: dict[str, Any] = {}
 
     def __call__(self, scene: Scene) -> np.ndarray:
-        import numpy as np
-
         from vision import renderer
 
         game = "backgammon" if isinstance(scene.board, BackgammonBoard) else "maedn"
         camera = self._cameras.get(game)
         if camera is None:
-            rng = np.random.default_rng([self.seed, len(game)])
-            camera = renderer.Camera.random(rng, self.geometry.board_size(game), self.size)
-            self._cameras[game] = camera
+            camera = self._cameras[game] = simulated_mount(self.seed, game, self.size)
         drawn = renderer.Scene(
             board=scene.board,
             dice=scene.dice,

@@ -53,6 +53,7 @@ from controller.frame_source import (
     SceneRenderer,
     SimulatedTable,
     electronic_die_game,
+    measured_camera_heights,
 )
 from controller.rules.reasons import Reason, reason
 from controller.signals import EXPECT_CORRECT, BoardDiffers, GameOver, Illegal, Notice, Signal, Turn
@@ -834,11 +835,22 @@ class GameVision:
         return observation, self.stabilizer.feed(observation, t)
 
 
-def calibrate_from_frame(event: NewGame, image: np.ndarray) -> Any:
-    """Calibrate from a frame of the starting position (the simulated table, its replays)."""
-    from vision.calibration import calibrate
+class FrameCalibration:
+    """Calibrates from a frame of the starting position, as `spieltisch calibrate` does with a
+    photo of it (the simulated table, its replays), told each game's camera height as its
+    builder measured it (`frame_source.measured_camera_heights`; a game not named, as in
+    recordings made before the heights were recorded: the 650 mm a builder who did not measure
+    gets)."""
 
-    return calibrate(image, event.game, players=event.players)
+    def __init__(self, camera_heights_mm: dict[str, float] | None = None) -> None:
+        self.camera_heights_mm = dict(camera_heights_mm or {})
+
+    def __call__(self, event: NewGame, image: np.ndarray) -> Any:
+        from vision.calibration import calibrate
+        from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
+
+        height = self.camera_heights_mm.get(event.game, DEFAULT_CAMERA_HEIGHT_MM)
+        return calibrate(image, event.game, players=event.players, camera_height_mm=height)
 
 
 def calibration_files(config: table_config.Config) -> Callable[[NewGame, np.ndarray], Any]:
@@ -997,7 +1009,10 @@ def build_app(
     from hardware.pinmap import load_pinmap
 
     referee = Referee()
+    simulated_heights: dict[str, float] = {}
     if config.simulated:
+        sim = config.simulation
+        simulated_heights = measured_camera_heights(sim.seed, (sim.width, sim.height))
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="spieltisch-")))
         journal = stack.enter_context(Journal.open(folder))
     else:
@@ -1042,6 +1057,8 @@ def build_app(
                 "simulated": config.simulated, "settle_ms": config.camera.settle_ms,
                 "skip_still_frames": config.camera.skip_still_frames,
                 "config": config.source}
+        if config.simulated:
+            meta["camera_height_mm"] = simulated_heights
         recorder = stack.enter_context(SessionRecorder(record, record_every, meta))
         if not config.simulated:
             for game in table_config.GAMES:
@@ -1050,7 +1067,8 @@ def build_app(
                     shutil.copy(source_file, Path(record) / f"calibration-{game}.json")
         listeners.append(recorder)
     settle_s = config.camera.settle_ms / 1000.0
-    calibration = calibrate_from_frame if config.simulated else calibration_files(config)
+    calibration = (FrameCalibration(simulated_heights) if config.simulated
+                   else calibration_files(config))
     vision = GameVision(settle_s, calibration, config.camera.skip_still_frames)
     die = random.Random(config.simulation.seed) if config.simulated else random.SystemRandom()
     pipeline = TablePipeline(
@@ -1162,6 +1180,20 @@ def simulation_summary(stats: Any) -> str:
     return "\n".join(lines)
 
 
+def recorded_camera_heights(meta: dict[str, Any], source: Path) -> dict[str, float]:
+    """The camera heights a simulated session was calibrated with (none in older recordings);
+    `source` names the recording's session.json in the error."""
+    from controller.session_recorder import RecordingError
+
+    heights = meta.get("camera_height_mm", {})
+    if not isinstance(heights, dict) or not all(
+        isinstance(h, int | float) and not isinstance(h, bool) for h in heights.values()
+    ):
+        raise RecordingError(
+            f"{source}: camera_height_mm must map each game to millimetres, got {heights!r}")
+    return {str(game): float(h) for game, h in heights.items()}
+
+
 def replay_pipeline(folder: str | Path) -> TablePipeline:
     """A pipeline like the recorded table's: same settle time and calibration, no devices."""
     from controller.referee import Referee
@@ -1170,7 +1202,8 @@ def replay_pipeline(folder: str | Path) -> TablePipeline:
     meta = read_meta(folder)
     settle_s = float(meta.get("settle_ms", 300)) / 1000.0
     if meta.get("simulated", True):
-        calibration: Callable[[NewGame, np.ndarray], Any] = calibrate_from_frame
+        calibration: Callable[[NewGame, np.ndarray], Any] = FrameCalibration(
+            recorded_camera_heights(meta, Path(folder) / "session.json"))
     else:
         from vision.calibration import Calibration
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.frame_source import measured_camera_heights
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -62,7 +64,10 @@ def test_record_writes_frames_events_and_signals(recording: Path) -> None:
     assert events[0] == "new_game"
     assert {"button", "board", "electronic_roll", "view_blocked"} <= set(events)
     assert {"turn", "dice_accepted", "play_accepted"} <= set(signals)
-    assert json.loads((recording / "session.json").read_text("utf-8"))["every_nth"] == 1
+    meta = json.loads((recording / "session.json").read_text("utf-8"))
+    assert meta["every_nth"] == 1
+    # the heights the simulated table calibrated with, so that a replay calibrates the same
+    assert meta["camera_height_mm"] == measured_camera_heights(4, (640, 360))
 
 
 def test_replay_of_an_untouched_recording_matches(recording: Path) -> None:
@@ -126,3 +131,18 @@ def test_replay_of_a_damaged_recording_names_file_and_line(recording: Path, tmp_
     assert result.returncode == 2
     assert f"log.jsonl:{lines}" in result.stderr
     assert "values" in result.stderr
+
+
+def test_replay_of_a_recording_with_a_malformed_camera_height_says_so(
+    recording: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    damaged = tmp_path / "heights"
+    shutil.copytree(recording, damaged)
+    meta = json.loads((damaged / "session.json").read_text("utf-8"))
+    meta["camera_height_mm"] = {"maedn": "tall"}
+    (damaged / "session.json").write_text(json.dumps(meta), "utf-8")
+    result = _spieltisch("replay", str(damaged))
+    assert result.returncode == 2
+    assert "camera_height_mm" in result.stderr and "'tall'" in result.stderr

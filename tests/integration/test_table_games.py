@@ -17,10 +17,10 @@ import pytest
 from controller import config as table_config
 from controller.config import SimulatedGame
 from controller.events import ViewBlocked
-from controller.frame_source import SceneRenderer, SimulatedTable
+from controller.frame_source import SceneRenderer, SimulatedTable, measured_camera_heights
 from controller.referee import Referee
 from controller.signals import GameOver, Illegal, PlayAccepted, Reroll
-from controller.table_app import GameVision, TableApp, TablePipeline, calibrate_from_frame
+from controller.table_app import FrameCalibration, GameVision, TableApp, TablePipeline
 from tests.integration.table_harness import Collector
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +41,8 @@ def _play(game: SimulatedGame, size: tuple[int, int], seed: int, illegal: float,
         table_config.Config(), display=table_config.DisplayConfig(port="none")
     )
     seen = Collector()
-    pipeline = TablePipeline(Referee(), GameVision(0.3, calibrate_from_frame), listeners=[seen])
+    calibration = FrameCalibration(measured_camera_heights(seed, size))
+    pipeline = TablePipeline(Referee(), GameVision(0.3, calibration), listeners=[seen])
     table = SimulatedTable(
         (game,), SceneRenderer(*size, seed=seed), fps=15, settle_s=0.3, seed=seed,
         illegal_rate=illegal, hand_rate=hand, cocked_rate=cocked, max_turns=3000,

@@ -184,11 +184,17 @@ def test_skipping_still_frames_changes_no_signal() -> None:
     """The same bot game read frame by frame and with still frames skipped: the same signals
     in the same order, with far fewer frames read."""
     from controller.config import SimulatedGame
-    from controller.frame_source import Frame, SceneRenderer, SimulatedTable
-    from controller.table_app import GameVision, calibrate_from_frame
+    from controller.frame_source import (
+        Frame,
+        SceneRenderer,
+        SimulatedTable,
+        measured_camera_heights,
+    )
+    from controller.table_app import FrameCalibration, GameVision
 
     def run(skip: bool) -> tuple[list[object], GameVision]:
-        vision = GameVision(0.3, calibrate_from_frame, skip_still_frames=skip)
+        calibration = FrameCalibration(measured_camera_heights(6, (1280, 720)))
+        vision = GameVision(0.3, calibration, skip_still_frames=skip)
         seen = Collector()
         pipeline = TablePipeline(Referee(), vision, listeners=[seen])
         table = SimulatedTable((SimulatedGame("backgammon", "standard", 2),),
@@ -209,3 +215,31 @@ def test_skipping_still_frames_changes_no_signal() -> None:
     assert len(every) > 20
     assert skipped == every
     assert gated.frames_read < read_all.frames_read / 3
+
+
+def test_the_simulated_table_is_calibrated_with_its_mounts_measured_height() -> None:
+    """As a builder measures the lens's height with a tape (docs/calibration.md), the simulated
+    table tells its calibration each mount's height to the centimetre; told nothing, the
+    calibration assumes the 650 mm of a table whose builder did not measure."""
+    from controller.events import MaednBoard
+    from controller.frame_source import (
+        Scene,
+        SceneRenderer,
+        measured_camera_heights,
+        simulated_mount,
+    )
+    from controller.table_app import FrameCalibration
+    from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
+
+    size = (640, 360)
+    heights = {seed: measured_camera_heights(seed, size) for seed in (2, 3)}
+    for seed, measured in heights.items():
+        for game, height in measured.items():
+            true_height = simulated_mount(seed, game, size).position[2]
+            assert abs(height - true_height) <= 5 and height % 10 == 0
+    assert heights[2] != heights[3]
+    start = MaednBoard(((-1,) * 4,) * 4)
+    image = SceneRenderer(*size, seed=3)(Scene(start))
+    event = NewGame("maedn", "hofer", 4)
+    assert FrameCalibration(heights[3])(event, image).camera_height_mm == heights[3]["maedn"]
+    assert FrameCalibration()(event, image).camera_height_mm == DEFAULT_CAMERA_HEIGHT_MM

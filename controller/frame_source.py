@@ -21,7 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from controller.config import SimulatedGame
+from controller.config import GAMES, SimulatedGame
 from controller.events import (
     BackgammonBoard,
     Board,
@@ -486,7 +486,7 @@ def measured_camera_heights(seed: int, size: tuple[int, int]) -> dict[str, float
     """Each game's lens height above the board as a builder measures it with a tape (to the
     centimetre, docs/calibration.md), for the simulated table's mounts."""
     return {game: round(simulated_mount(seed, game, size).position[2], -1)
-            for game in ("backgammon", "maedn")}
+            for game in GAMES}
 
 
 class SceneRenderer:

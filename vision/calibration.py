@@ -31,6 +31,7 @@ from vision.geometry import (
     load_geometry,
 )
 from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM, Parallax
+from vision.sharpness import marker_blur_px
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,15 @@ NO_BOARD = reason("vision_no_board", "Brett nicht gefunden", "Board not found")
 DICE_TOO_SMALL = reason("vision_dice_too_small",
                         "Würfel im Bild zu klein: höhere Auflösung oder Kamera tiefer hängen",
                         "Dice look too small: use a higher resolution or hang the camera lower")
+BLURRED = reason("vision_blurred",
+                 "Bild unscharf: Kamera scharf stellen und fest montieren",
+                 "The picture is blurred: focus the camera and mount it firmly")
+#: A blur (`vision.sharpness`) of this share of a die's width or more leaves the dice often
+#: unread. Chosen on the simulated evenings' mounts (seeds 100–119 per board): the four of 40
+#: on which a quarter of the flat dice went unread measure 0.232–0.280, the others 0.02–0.217
+#: and one 0.243 (98 of 100 read right). Checked on Mensch mounts 120–147: 6 warned, 7.8 % of
+#: their flat dice unread; 22 not warned, 1.3 % (docs/calibration.md).
+BLURRED_DIE_SHARE = 0.225
 #: Dice narrower than this (pixels) are not read reliably. Rendered dice on 15 camera mounts per
 #: board, every value: 640×360 (dice ~7 px) 98 of 270 read wrong, 960×540 (~11 px) 15 of 270,
 #: 1280×720 (13–18 px) about 1 in 100.
@@ -288,6 +298,14 @@ def _with_outline_corners(hom: np.ndarray, src: np.ndarray, dst: np.ndarray,
     return refit if refit is not None else hom
 
 
+def _marker_blur(image: np.ndarray, fix: BoardFix, geometry: TableGeometry, width: float,
+                 height: float) -> float | None:
+    """The picture's blur measured on the markers the board was found by (None without)."""
+    known = geometry.markers.corners(width, height)
+    quads = [fix.to_image(np.array(known[i])) for i in fix.markers_found]
+    return marker_blur_px(image, quads)
+
+
 def _detect_markers(image: np.ndarray) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
     """The corner markers read (id → 4 corners), and every marker-like square seen, read or
     not: a marker too small or blurred to read still blurs into the board's outline."""
@@ -500,6 +518,11 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         log.warning("calibration: dice will be %.1f px wide (at least %.0f read well)", die_px,
                     MIN_DIE_PX)
         warnings.append(DICE_TOO_SMALL)
+    blur = _marker_blur(image, fix, geometry, board_geo.width, board_geo.height)
+    if blur is not None and blur >= BLURRED_DIE_SHARE * die_px:
+        log.warning("calibration: edges blurred by %.1f px, %.0f %% of a die's width", blur,
+                    100 * blur / die_px)
+        warnings.append(BLURRED)
     border = pieces.border_samples(board_geo.width, board_geo.height, board_geo.frame)
     border_feats = pieces.features(border.means(warp))
     values = border_feats[:, 3]

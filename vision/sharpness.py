@@ -28,6 +28,9 @@ MARKER_CELLS = 6
 MIN_STEP = 60.0
 #: Edges a side direction needs before its width counts.
 MIN_EDGES = 10
+#: An edge whose normal lies within this angle (radians, 20°) of a side's direction is that
+#: side's (a lens's distortion and the perspective turn the sides a little).
+SIDE_TOLERANCE = 0.35
 
 
 def marker_blur_px(image_bgr: np.ndarray, markers: list[np.ndarray]) -> float | None:
@@ -43,8 +46,8 @@ def marker_blur_px(image_bgr: np.ndarray, markers: list[np.ndarray]) -> float | 
     if not widths:
         return None
     width, angle = np.concatenate(widths), np.concatenate(angles)
-    along = np.minimum(angle, np.pi - angle) < 0.35
-    across = np.abs(angle - np.pi / 2) < 0.35
+    along = np.minimum(angle, np.pi - angle) < SIDE_TOLERANCE
+    across = np.abs(angle - np.pi / 2) < SIDE_TOLERANCE
     if along.sum() < MIN_EDGES or across.sum() < MIN_EDGES:
         return None
     spread = sum(max(float(np.median(width[part])) ** 2 - SHARP_EDGE_PX**2, 0.0)

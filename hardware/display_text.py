@@ -1,7 +1,8 @@
 """What the 20x4 display says for a Signal, in German or English.
 
 The display explains what the LEDs and the buzzer mean (whose turn, why a move was refused, which
-fields to put back), four lines of at most 20 characters, word-wrapped.
+fields to put back), four lines of at most 20 characters, word-wrapped; a text longer than
+the display ends in "..." and the fields to put back always show.
 """
 
 from __future__ import annotations
@@ -32,12 +33,40 @@ _RESULT = {
 }
 
 
-def _wrap(*paragraphs: str) -> tuple[str, str, str, str]:
+#: Ends a line whose paragraph goes on beyond the display (the terminal view and the table log
+#: keep the whole text). The display's ROM has no "…".
+CUT = "..."
+
+
+def _wrap(*paragraphs: str, last: str = "") -> tuple[str, str, str, str]:
+    """The paragraphs word-wrapped one after the other, then `last` (the fields to put back),
+    which always shows: a paragraph that does not fit ends in `CUT` instead of losing its end
+    unseen, or a line the players must see."""
+    tail = _cut(textwrap.wrap(last, WIDTH), ROWS - 2) if last else []
     lines: list[str] = []
     for paragraph in paragraphs:
-        lines += textwrap.wrap(paragraph, WIDTH) or [""]
-    lines = (lines + [""] * ROWS)[:ROWS]
+        room = ROWS - len(tail) - len(lines)
+        if room <= 0:
+            lines[-1] = _ellipsis(lines[-1])
+            break
+        lines += _cut(textwrap.wrap(paragraph, WIDTH) or [""], room)
+    lines = (lines + tail + [""] * ROWS)[:ROWS]
     return (lines[0], lines[1], lines[2], lines[3])
+
+
+def _cut(lines: list[str], rows: int) -> list[str]:
+    """At most `rows` lines; the last ends in `CUT` when some were left out."""
+    if len(lines) <= rows:
+        return lines
+    return [*lines[: rows - 1], _ellipsis(lines[rows - 1])]
+
+
+def _ellipsis(line: str) -> str:
+    """The line shortened at a word's end, so that `CUT` fits after it."""
+    words = line.split(" ")
+    while len(words) > 1 and len(" ".join(words)) + len(CUT) > WIDTH:
+        words.pop()
+    return " ".join(words)[: WIDTH - len(CUT)] + CUT
 
 
 def lines_for(
@@ -68,9 +97,9 @@ def lines_for(
                      signal.notation)
     if isinstance(signal, s.Illegal):
         fields = ", ".join(signal.restore or signal.fields)
-        extra = [pick(f"Felder: {fields}", f"Fields: {fields}")] if fields else []
         return _wrap(pick(f"{name(signal.seat)}: ungültig", f"{name(signal.seat)}: illegal"),
-                     pick(signal.reason_de, signal.reason_en), *extra)
+                     pick(signal.reason_de, signal.reason_en),
+                     last=pick(f"Felder: {fields}", f"Fields: {fields}") if fields else "")
     if isinstance(signal, s.BoardDiffers):
         fields = ", ".join(signal.fields)
         return _wrap(pick("Brett stimmt nicht", "Board differs"),

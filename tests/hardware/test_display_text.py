@@ -62,6 +62,45 @@ def test_illegal_move_shows_reason_and_fields_to_restore() -> None:
     assert "höhere Augenzahl" in text and "5, 11" in text
 
 
+def _words(lines: tuple[str, ...]) -> list[str]:
+    return " ".join(lines).split()
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_a_reason_too_long_for_the_display_ends_in_dots_and_the_fields_still_show(
+    lang: str,
+) -> None:
+    """Every reason the table can give, as an illegal move with fields to put back: the fields
+    always show, and a reason that does not fit ends in "..." after as many of its words as
+    fit (it used to lose its end, and the fields, without a sign)."""
+    from controller import referee  # noqa: F401 - the referees declare their reasons
+    from controller.rules.reasons import CATALOG
+
+    cut = 0
+    for r in CATALOG.values():
+        shown_lines = lines_for(s.Illegal(0, r.key, r.de, r.en, ("5",), ("5", "11")), lang)
+        lines = tuple(line for line in shown_lines if line)
+        assert lines[-1] == ("Felder: 5, 11" if lang == "de" else "Fields: 5, 11")
+        shown, text = _words(lines[1:-1]), r.text(lang).split()
+        if shown != text:
+            cut += 1
+            assert shown[-1].endswith("...") and lines[-2].endswith("...")
+            kept = [*shown[:-1], shown[-1].removesuffix("...")]
+            assert text[: len(kept) - 1] == kept[:-1] and text[len(kept) - 1].startswith(kept[-1])
+    assert cut > 0  # some reasons are longer than two lines: the rule above was exercised
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_every_reason_to_roll_again_shows_whole(lang: str) -> None:
+    from controller import referee_backgammon, referee_maedn, referee_turns
+
+    reasons = [referee_turns.COCKED, referee_turns.OUTSIDE, referee_turns.DICE_COUNT,
+               referee_backgammon.OPENING_TIE, referee_maedn.OPENING_TIE]
+    for why in reasons:
+        lines = lines_for(referee_turns.reroll(1, why), lang)
+        assert _words(lines[1:]) == why.text(lang).split(), lines
+
+
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown language 'fr'"):
         lines_for(SIGNALS[0], "fr")

@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 OPENING_TIE = reason(
     "referee.opening_tie",
-    "Gleiche Augen beim Eröffnungswurf: beide würfeln noch einmal",
+    "Eröffnungswurf gleich: beide würfeln noch einmal",
     "The opening roll is a tie: both roll again",
 )
 ILLEGAL_STANDS = reason(

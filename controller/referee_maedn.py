@@ -44,7 +44,7 @@ GOAL_START = 40
 
 OPENING_TIE = reason(
     "referee.opening_tie_maedn",
-    "Gleich hoher Wurf: wer gleich hoch gewürfelt hat, würfelt noch einmal",
+    "Gleich hoch: wer gleich hoch warf, würfelt noch einmal",
     "A tie for the highest roll: roll again",
 )
 

@@ -50,12 +50,12 @@ log = logging.getLogger(__name__)
 
 COCKED = reason(
     "referee.cocked_die",
-    "Ein Würfel liegt schräg: bitte neu würfeln",
-    "A die is cocked: roll again",
+    "Würfel schräg oder unlesbar: bitte neu würfeln",
+    "A die is cocked or unreadable: roll again",
 )
 OUTSIDE = reason(
     "referee.die_outside",
-    "Ein Würfel liegt außerhalb der Würfelschale: bitte neu würfeln",
+    "Würfel außerhalb der Schale: bitte neu würfeln",
     "A die landed outside the tray: roll again",
 )
 DICE_COUNT = reason(

@@ -33,7 +33,7 @@ _RESULT = {
 }
 
 
-#: Ends a line whose paragraph goes on beyond the display (the terminal view and the table log
+#: Ends a line whose paragraph goes on beyond the display (the terminal view and a recording
 #: keep the whole text). The display's ROM has no "…".
 CUT = "..."
 

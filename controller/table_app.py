@@ -1009,9 +1009,9 @@ def build_app(
     from hardware.pinmap import load_pinmap
 
     referee = Referee()
+    sim = config.simulation
     simulated_heights: dict[str, float] = {}
     if config.simulated:
-        sim = config.simulation
         simulated_heights = measured_camera_heights(sim.seed, (sim.width, sim.height))
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="spieltisch-")))
         journal = stack.enter_context(Journal.open(folder))
@@ -1080,7 +1080,6 @@ def build_app(
     )
     inputs: queue.Queue[Event] = queue.Queue()
     if config.simulated:
-        sim = config.simulation
         if (os.cpu_count() or 1) > 1:
             render: Any = RenderAhead(sim.width, sim.height, sim.seed)
             stack.callback(render.close)

@@ -606,14 +606,15 @@ def board_text(board: Any, colours: Sequence[str] = ()) -> list[str]:
 
 
 def signal_text(signal: Signal, language: str, seats: Any = None) -> str:
-    """One line saying what a signal means: the display's words (`hardware.display_text`)."""
-    from hardware.display_text import lines_for
+    """One line saying what a signal means: the display's words (`hardware.display_text`),
+    whole, however many display pages they fill."""
+    from hardware.display_text import message_for
 
-    lines = lines_for(signal, language, seats)
-    if lines is None:
+    message = message_for(signal, language, seats)
+    if message is None:
         fields = {k: v for k, v in signal.to_json().items() if k != "type"}
         return f"{signal.type} {fields}"
-    return " / ".join(line.strip() for line in lines if line.strip())
+    return message.text()
 
 
 class TerminalView:
@@ -893,7 +894,8 @@ class TableOutputs:
         return None
 
     def on_event(self, event: Event, source: str) -> None:
-        if isinstance(event, NewGame):
+        if isinstance(event, NewGame):  # the seat colours change with the game
+            self.outputs.close()
             self.outputs = self._outputs(event.game)
 
     def on_signals(self, signals: list[Signal], origin: str) -> None:

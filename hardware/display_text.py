@@ -1,14 +1,16 @@
 """What the 20x4 display says for a Signal, in German or English.
 
 The display explains what the LEDs and the buzzer mean (whose turn, why a move was refused, which
-fields to put back), four lines of at most 20 characters, word-wrapped; a text longer than
-the display ends in "..." and the fields to put back always show.
+fields to put back), four lines of at most 20 characters, word-wrapped. A text longer than the
+display is shown in pages: each page keeps the header (who and what) and the fields to put
+back, and a page the next one goes on from ends in "..." (`hardware.signal_outputs` turns them).
 """
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from controller import signals as s
 from hardware.seat_colours import SeatColours
@@ -33,46 +35,124 @@ _RESULT = {
 }
 
 
-#: Ends a line whose paragraph goes on beyond the display (the terminal view and a recording
-#: keep the whole text). The display's ROM has no "…".
+#: Ends the last row of a page that the next page goes on from (the display's ROM has no "…").
 CUT = "..."
 
+Lines = tuple[str, str, str, str]
 
-def _wrap(*paragraphs: str, last: str = "") -> tuple[str, str, str, str]:
-    """The paragraphs word-wrapped one after the other, then `last` (the fields to put back),
-    which always shows: a paragraph that does not fit ends in `CUT` instead of losing its end
-    unseen, or a line the players must see."""
-    tail = _cut(textwrap.wrap(last, WIDTH), ROWS - 2) if last else []
-    lines: list[str] = []
-    for paragraph in paragraphs:
-        room = ROWS - len(tail) - len(lines)
-        if room <= 0:
-            lines[-1] = _ellipsis(lines[-1])
-            break
-        lines += _cut(textwrap.wrap(paragraph, WIDTH) or [""], room)
-    lines = (lines + tail + [""] * ROWS)[:ROWS]
-    return (lines[0], lines[1], lines[2], lines[3])
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """What the display says for one Signal, before it is fitted to 20x4: a `header` (who and
+    what) on every page, the `body` paragraphs flowing over as many pages as they need, and
+    the fields to put back (`fields`) in the last row(s) of every page, so the players always
+    see them."""
+
+    header: str
+    body: tuple[str, ...] = ()
+    fields: str = ""
+
+    def text(self) -> str:
+        """The whole message on one line (the terminal view and the logs)."""
+        return " / ".join(part for part in (self.header, *self.body, self.fields) if part)
+
+    def pages(self) -> tuple[Lines, ...]:
+        """The message as display pages; a page the next one goes on from ends in `CUT`."""
+        tail = textwrap.wrap(self.fields, WIDTH)
+        body = list(self.body)
+        if len(tail) > ROWS - 2:  # more fields than two rows hold: they flow like the body
+            body, tail = [*body, self.fields], []
+        head = textwrap.wrap(self.header, WIDTH)
+        head = _cut(head, ROWS - len(tail) - (1 if body else 0))
+        bodies = _flow(body, ROWS - len(head) - len(tail)) if body else [[]]
+        return tuple(_rows(head + lines + tail) for lines in bodies)
+
+
+def _rows(lines: list[str]) -> Lines:
+    padded = (lines + [""] * ROWS)[:ROWS]
+    return (padded[0], padded[1], padded[2], padded[3])
+
+
+def _flow(paragraphs: list[str], room: int) -> list[list[str]]:
+    """The paragraphs word-wrapped into pages of `room` rows, each paragraph from a new row; a
+    page that is not the last ends in `CUT`, and the next page goes on with the words cut."""
+    pages: list[list[str]] = []
+    while paragraphs:
+        page: list[str] = []
+        split = False
+        while paragraphs and len(page) < room:
+            lines = textwrap.wrap(paragraphs.pop(0), WIDTH) or [""]
+            free = room - len(page)
+            page += lines[:free]
+            split = len(lines) > free
+            if split:
+                paragraphs.insert(0, " ".join(lines[free:]))
+        if paragraphs:
+            carried = _end_in_cut(page)
+            if carried and split:
+                paragraphs[0] = f"{carried} {paragraphs[0]}"
+            elif carried:
+                paragraphs.insert(0, carried)
+        pages.append(page)
+    return pages
+
+
+def _end_in_cut(page: list[str]) -> str:
+    """End the page's last row in `CUT`; the words that make room for it, which go on."""
+    carried: list[str] = []
+    while len(page) > 1 and " " not in page[-1] and len(page[-1]) + len(CUT) > WIDTH:
+        carried.insert(0, page.pop())  # a long word alone in its row goes on whole
+    page[-1], lost = _make_room_for_cut(page[-1])
+    return " ".join(filter(None, [lost, *carried]))
+
+
+def _make_room_for_cut(line: str) -> tuple[str, str]:
+    """`line` shortened at a word's end and ended in `CUT`, and the words it lost."""
+    words = line.split(" ")
+    carried: list[str] = []
+    while len(words) > 1 and len(" ".join(words)) + len(CUT) > WIDTH:
+        carried.insert(0, words.pop())
+    kept = " ".join(words)
+    if len(kept) + len(CUT) > WIDTH:  # one word longer than a row: go on inside it
+        keep = WIDTH - len(CUT)
+        carried.insert(0, kept[keep:])
+        kept = kept[:keep]
+    return kept + CUT, " ".join(carried)
 
 
 def _cut(lines: list[str], rows: int) -> list[str]:
     """At most `rows` lines; the last ends in `CUT` when some were left out."""
     if len(lines) <= rows:
         return lines
-    return [*lines[: rows - 1], _ellipsis(lines[rows - 1])]
+    kept, _ = _make_room_for_cut(lines[rows - 1])
+    return [*lines[: rows - 1], kept]
 
 
-def _ellipsis(line: str) -> str:
-    """The line shortened at a word's end, so that `CUT` fits after it."""
-    words = line.split(" ")
-    while len(words) > 1 and len(" ".join(words)) + len(CUT) > WIDTH:
-        words.pop()
-    return " ".join(words)[: WIDTH - len(CUT)] + CUT
+def _message(header: str, *body: str, fields: str = "") -> Message:
+    return Message(header, body, fields)
+
+
+def pages_for(
+    signal: s.Signal, lang: str = "de", seats: SeatColours | None = None
+) -> tuple[Lines, ...] | None:
+    """The display pages for `signal` (one unless its text is longer than the display), or
+    None when it changes nothing on the display."""
+    message = message_for(signal, lang, seats)
+    return message.pages() if message is not None else None
 
 
 def lines_for(
     signal: s.Signal, lang: str = "de", seats: SeatColours | None = None
-) -> tuple[str, str, str, str] | None:
-    """Four display lines for `signal`, or None when it changes nothing on the display."""
+) -> Lines | None:
+    """The first display page for `signal`, or None when it changes nothing on the display."""
+    pages = pages_for(signal, lang, seats)
+    return pages[0] if pages is not None else None
+
+
+def message_for(
+    signal: s.Signal, lang: str = "de", seats: SeatColours | None = None
+) -> Message | None:
+    """What the display says for `signal`, or None when it changes nothing on the display."""
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}; known: {', '.join(LANGUAGES)}")
     seats = seats or SeatColours.for_game("maedn")
@@ -86,47 +166,47 @@ def lines_for(
 
     if isinstance(signal, s.Turn):
         german, english = _EXPECT.get(signal.expect, (signal.expect, signal.expect))
-        return _wrap(pick(f"{name(signal.seat)} ist dran", f"{name(signal.seat)} to play"),
-                     pick(german, english))
+        return _message(pick(f"{name(signal.seat)} ist dran", f"{name(signal.seat)} to play"),
+                        pick(german, english))
     if isinstance(signal, s.DiceAccepted):
         values = " ".join(str(v) for v in signal.values)
-        return _wrap(pick(f"{name(signal.seat)} würfelt", f"{name(signal.seat)} rolled"),
-                     pick(f"Wurf: {values}", f"Dice: {values}"))
+        return _message(pick(f"{name(signal.seat)} würfelt", f"{name(signal.seat)} rolled"),
+                        pick(f"Wurf: {values}", f"Dice: {values}"))
     if isinstance(signal, s.PlayAccepted):
-        return _wrap(pick(f"{name(signal.seat)}: Zug ok", f"{name(signal.seat)}: move ok"),
-                     signal.notation)
+        return _message(pick(f"{name(signal.seat)}: Zug ok", f"{name(signal.seat)}: move ok"),
+                        signal.notation)
     if isinstance(signal, s.Illegal):
         fields = ", ".join(signal.restore or signal.fields)
-        return _wrap(pick(f"{name(signal.seat)}: ungültig", f"{name(signal.seat)}: illegal"),
-                     pick(signal.reason_de, signal.reason_en),
-                     last=pick(f"Felder: {fields}", f"Fields: {fields}") if fields else "")
+        return _message(pick(f"{name(signal.seat)}: ungültig", f"{name(signal.seat)}: illegal"),
+                        pick(signal.reason_de, signal.reason_en),
+                        fields=pick(f"Felder: {fields}", f"Fields: {fields}") if fields else "")
     if isinstance(signal, s.BoardDiffers):
         fields = ", ".join(signal.fields)
-        return _wrap(pick("Brett stimmt nicht", "Board differs"),
-                     pick(f"Felder: {fields}", f"Fields: {fields}"))
+        return _message(pick("Brett stimmt nicht", "Board differs"),
+                        fields=pick(f"Felder: {fields}", f"Fields: {fields}"))
     if isinstance(signal, s.Reroll):
-        return _wrap(pick(f"{name(signal.seat)}: nochmal", f"{name(signal.seat)}: roll again"),
-                     pick(signal.reason_de, signal.reason_en))
+        return _message(pick(f"{name(signal.seat)}: nochmal", f"{name(signal.seat)}: roll again"),
+                        pick(signal.reason_de, signal.reason_en))
     if isinstance(signal, s.ThreeTries):
-        return _wrap(pick(f"{name(signal.seat)}: Versuch {signal.attempt}/3",
-                          f"{name(signal.seat)}: try {signal.attempt}/3"),
-                     pick("Würfeln bis zur 6", "Roll for a 6"))
+        return _message(pick(f"{name(signal.seat)}: Versuch {signal.attempt}/3",
+                             f"{name(signal.seat)}: try {signal.attempt}/3"),
+                        pick("Würfeln bis zur 6", "Roll for a 6"))
     if isinstance(signal, s.ExtraRoll):
-        return _wrap(pick(f"{name(signal.seat)} würfelt nochmal",
-                          f"{name(signal.seat)} rolls again"))
+        return _message(pick(f"{name(signal.seat)} würfelt nochmal",
+                             f"{name(signal.seat)} rolls again"))
     if isinstance(signal, s.RollElectronicDie):
-        return _wrap(pick(f"{name(signal.seat)} würfelt", f"{name(signal.seat)} rolls"),
-                     pick("Würfel rollt ...", "Die is rolling ..."))
+        return _message(pick(f"{name(signal.seat)} würfelt", f"{name(signal.seat)} rolls"),
+                        pick("Würfel rollt ...", "Die is rolling ..."))
     if isinstance(signal, s.CubeOffered):
-        return _wrap(pick(f"{name(signal.seat)} verdoppelt", f"{name(signal.seat)} doubles"),
-                     pick(f"auf {signal.cube}", f"to {signal.cube}"))
+        return _message(pick(f"{name(signal.seat)} verdoppelt", f"{name(signal.seat)} doubles"),
+                        pick(f"auf {signal.cube}", f"to {signal.cube}"))
     if isinstance(signal, s.CubeTaken):
-        return _wrap(pick(f"{name(signal.seat)} nimmt an", f"{name(signal.seat)} takes"),
-                     pick(f"Doppler: {signal.cube}", f"Cube: {signal.cube}"))
+        return _message(pick(f"{name(signal.seat)} nimmt an", f"{name(signal.seat)} takes"),
+                        pick(f"Doppler: {signal.cube}", f"Cube: {signal.cube}"))
     if isinstance(signal, s.GameOver):
-        return _wrap(pick("Spielende!", "Game over!"), *_game_over_lines(signal, de, name))
+        return Message(pick("Spielende!", "Game over!"), tuple(_game_over_lines(signal, de, name)))
     if isinstance(signal, s.Notice):
-        return _wrap(pick(signal.text_de, signal.text_en))
+        return Message("", (pick(signal.text_de, signal.text_en),))
     return None
 
 

@@ -3,7 +3,8 @@
 Patterns (docs/wiring.md): your turn = seat LED steady in the seat colour; roll again = slow
 blink; illegal move or board to correct = fast red blink; winner = pulse. The buzzer gives a short
 beep when a play is accepted and three long beeps for an illegal move. The status LED is on while
-the table runs and blinks while a notice is waiting (until the next turn).
+the table runs and blinks while a notice is waiting (until the next turn). The display shows
+the pages of everything one referee step said, in turn (`hardware.display_pager`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from controller import signals as s
 from hardware import display_text
 from hardware.devices import TableDevices
 from hardware.display_link import DisplayLink
+from hardware.display_pager import PAGE_S, DisplayPager
 from hardware.seat_colours import RGB, SeatColours
 
 log = logging.getLogger(__name__)
@@ -38,24 +40,32 @@ class SignalOutputs:
         seats: SeatColours,
         display: DisplayLink | None = None,
         lang: str = "de",
+        page_s: float = PAGE_S,
     ) -> None:
         self.devices = devices
         self.seats = seats
         self.display = display
         self.lang = lang
+        self.pager = DisplayPager(display, page_s) if display is not None else None
         devices.status_led.on()
 
     def apply_all(self, signals: Iterable[s.Signal]) -> None:
+        """Show what one referee step said: LEDs and buzzer signal by signal (they are the
+        quickest), then the display turns through the pages of all of them, so an illegal
+        move's reason is not hidden at once by the "correct the board" that follows it."""
+        signals = list(signals)
         for signal in signals:
-            self.apply(signal)
+            self._lights_and_sound(signal)
+        if self.pager is None:
+            return
+        pages = [page for signal in signals
+                 for page in display_text.pages_for(signal, self.lang, self.seats) or ()]
+        if pages:
+            self.pager.show(pages)
 
     def apply(self, signal: s.Signal) -> None:
-        """Show one Signal: LEDs and buzzer first (they are the quickest), then the display."""
-        self._lights_and_sound(signal)
-        if self.display is not None:
-            lines = display_text.lines_for(signal, self.lang, self.seats)
-            if lines is not None:
-                self.display.show_lines(lines)
+        """Show one Signal (see `apply_all`)."""
+        self.apply_all([signal])
 
     def _lights_and_sound(self, signal: s.Signal) -> None:
         if isinstance(signal, s.Turn):
@@ -100,7 +110,10 @@ class SignalOutputs:
             log.warning("signal for seat %d, table has %d seats", seat, len(self.devices.seat_leds))
 
     def close(self) -> None:
-        """Everything dark and silent (the devices themselves are closed by their owner)."""
+        """Everything dark and silent, pages no longer turned (the devices and the display
+        link are closed by their owner)."""
+        if self.pager is not None:
+            self.pager.stop()
         for led in self.devices.seat_leds:
             led.off()
         self.devices.buzzer.off()

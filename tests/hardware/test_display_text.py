@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from controller import signals as s
 from firmware import charset
-from hardware.display_link import DisplayLink
-from hardware.display_text import lines_for
+from hardware.display_text import CUT, lines_for, message_for, pages_for
 from hardware.seat_colours import SeatColours
-from hardware.signal_outputs import SignalOutputs
-from tests.hardware.emulated_board import emulated_board, screen_is
-from tests.hardware.mock_table import mock_table
 
 SIGNALS = [
     s.Turn(0, s.EXPECT_ROLL),
@@ -66,28 +60,60 @@ def _words(lines: tuple[str, ...]) -> list[str]:
     return " ".join(lines).split()
 
 
+def _body_words(pages: tuple[tuple[str, ...], ...], header_rows: int, tail_rows: int) -> list[str]:
+    """The words of the pages' bodies read one page after the other, without the "..." that
+    ends a page the next goes on from (pages break between words)."""
+    text = ""
+    for page in pages:
+        rows = [row for row in page if row]
+        text += " ".join(rows[header_rows: len(rows) - tail_rows]).removesuffix(CUT) + " "
+    return text.split()
+
+
 @pytest.mark.parametrize("lang", ["de", "en"])
-def test_a_reason_too_long_for_the_display_ends_in_dots_and_the_fields_still_show(
-    lang: str,
-) -> None:
-    """Every reason the table can give, as an illegal move with fields to put back: the fields
-    always show, and a reason that does not fit ends in "..." after as many of its words as
-    fit (it used to lose its end, and the fields, without a sign)."""
-    from controller import referee  # noqa: F401 - the referees declare their reasons
+def test_every_reason_shows_whole_over_pages_with_the_fields_on_each(lang: str) -> None:
+    """Every reason the table can give, as an illegal move with fields to put back: each page
+    keeps the header and the fields, a page that goes on ends in "...", and the pages together
+    show the reason word for word (the first page alone used to be all the players saw)."""
+    from controller import referee_backgammon, referee_maedn  # noqa: F401 - their reasons
     from controller.rules.reasons import CATALOG
 
-    cut = 0
+    fields = "Felder: 5, 11" if lang == "de" else "Fields: 5, 11"
+    longer = 0
     for r in CATALOG.values():
-        shown_lines = lines_for(s.Illegal(0, r.key, r.de, r.en, ("5",), ("5", "11")), lang)
-        lines = tuple(line for line in shown_lines if line)
-        assert lines[-1] == ("Felder: 5, 11" if lang == "de" else "Fields: 5, 11")
-        shown, text = _words(lines[1:-1]), r.text(lang).split()
-        if shown != text:
-            cut += 1
-            assert shown[-1].endswith("...") and lines[-2].endswith("...")
-            kept = [*shown[:-1], shown[-1].removesuffix("...")]
-            assert text[: len(kept) - 1] == kept[:-1] and text[len(kept) - 1].startswith(kept[-1])
-    assert cut > 0  # some reasons are longer than two lines: the rule above was exercised
+        signal = s.Illegal(0, r.key, r.de, r.en, ("5",), ("5", "11"))
+        pages = pages_for(signal, lang)
+        assert pages is not None and lines_for(signal, lang) == pages[0]
+        for page in pages:
+            rows = [row for row in page if row]
+            assert rows[0] == pages[0][0] and rows[-1] == fields
+            assert all(len(row) <= 20 for row in page)
+        assert all([row for row in page if row][-2].endswith(CUT) for page in pages[:-1])
+        assert not [row for row in pages[-1] if row][-2].endswith(CUT)
+        assert _body_words(pages, 1, 1) == r.text(lang).split(), pages
+        longer += len(pages) > 1
+    assert longer > 0  # some reasons are longer than two rows: the pages were exercised
+
+
+def test_many_fields_flow_over_pages_and_none_is_lost() -> None:
+    fields = tuple(f"{p}" for p in range(1, 25))
+    pages = pages_for(s.BoardDiffers(0, fields), "de")
+    assert pages is not None and len(pages) > 1
+    assert all(page[0] == "Brett stimmt nicht" for page in pages)
+    assert " ".join(_body_words(pages, 1, 0)) == "Felder: " + ", ".join(fields)
+
+
+def test_a_word_longer_than_a_row_goes_on_inside_it() -> None:
+    word = "Donaudampfschifffahrtsgesellschaftskapitän"
+    pages = pages_for(s.Notice("long", word, word), "de")
+    assert pages is not None
+    assert "".join(row.removesuffix(CUT) for page in pages for row in page) == word
+
+
+def test_the_terminal_gets_the_whole_message_on_one_line() -> None:
+    message = message_for(SIGNALS[4], "en")
+    assert message is not None
+    assert message.text() == "Green: illegal / The higher number must be played / Fields: 5, 11"
 
 
 @pytest.mark.parametrize("lang", ["de", "en"])
@@ -104,17 +130,3 @@ def test_every_reason_to_roll_again_shows_whole(lang: str) -> None:
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown language 'fr'"):
         lines_for(SIGNALS[0], "fr")
-
-
-def test_signal_outputs_put_the_text_on_the_emulated_display(tmp_path: Path) -> None:
-    seats = SeatColours.for_game("maedn")
-    with (
-        mock_table() as (devices, _),
-        emulated_board(tmp_path) as board,
-        DisplayLink(str(board.port)) as link,
-    ):
-        outputs = SignalOutputs(devices, seats, link, lang="de")
-        outputs.apply_all([s.PlayAccepted(0, "3/9"), s.Turn(1, s.EXPECT_ROLL)])
-        expected = [line for line in lines_for(s.Turn(1, s.EXPECT_ROLL), "de", seats) if line]
-        board.wait_for(screen_is(expected), timeout=5)
-        assert devices.seat_leds[1].value == (0.0, 1.0, 0.0)

@@ -101,10 +101,11 @@ def _watch(table: Any, game: str, variant: str, players: int, args: argparse.Nam
 
         def listen(event: Any, signals: list[Any]) -> None:
             outputs.apply_all(signals)
+            pages = [page for signal in signals
+                     for page in display_text.pages_for(signal, args.lang, seats) or ()]
+            if pages:  # the page the display shows first; it turns to the others in 3 s each
+                state["display"] = pages[0]
             for signal in signals:
-                lines = display_text.lines_for(signal, args.lang, seats)
-                if lines is not None:
-                    state["display"] = lines
                 if isinstance(signal, GameOver):
                     state["over"] = signal
             _pace(state, event.t, args.speed)

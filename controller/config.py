@@ -72,6 +72,7 @@ class DisplayConfig:
     port: str = "simulated"
     baudrate: int = 115200
     language: str = "de"
+    page_s: float = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +279,7 @@ def validate(config: Config) -> Config:
     if not config.display.port:
         raise ConfigError(f"{name}: display.port is empty (use \"none\" for no display)")
     _positive(config.display.baudrate, name, "display.baudrate")
+    _positive(config.display.page_s, name, "display.page_s")
     _choice(config.display.language, LANGUAGES, name, "display.language")
     _choice(config.pins.factory, PIN_FACTORIES, name, "pins.factory")
     _positive(config.pins.stuck_changes_per_s, name, "pins.stuck_changes_per_s")

@@ -888,7 +888,8 @@ class TableOutputs:
         from hardware.signal_outputs import SignalOutputs
 
         seats = SeatColours.for_game(game, self.config.seats.colours(game))
-        return SignalOutputs(self.devices, seats, self.display, lang=self.config.language)
+        return SignalOutputs(self.devices, seats, self.display, lang=self.config.language,
+                             page_s=self.config.display.page_s)
 
     def on_frame(self, t: float, image: np.ndarray) -> None:
         return None

@@ -95,6 +95,7 @@ def test_wrong_type_is_an_error_naming_key_and_file(text: str, named: str) -> No
         ("[camera]\nfps = 0\n", "camera.fps"),
         ('[display]\nlanguage = "fr"\n', "display.language"),
         ('[display]\nport = ""\n', "display.port"),
+        ("[display]\npage_s = 0\n", "display.page_s"),
         ('[pins]\nfactory = "rpigpio"\n', "pins.factory"),
         ("[simulation]\nhand_rate = 1.5\n", "simulation.hand_rate"),
         ('[simulation]\ngames = ["maedn/hofer/7"]\n', "simulation.games[0]"),

@@ -29,6 +29,8 @@ from controller.rules import maedn
 from controller.signals import (
     EXPECT_MOVE,
     EXPECT_ROLL,
+    EXPECT_SETUP,
+    BoardDiffers,
     DiceAccepted,
     Illegal,
     Notice,
@@ -51,12 +53,12 @@ VEGAS = maedn.Options.preset("vegas")
 
 
 def _config(tmp_path: Path, game: str = "maedn", variant: str = "vegas", players: int = 2,
-            lost_after_s: float = 5.0, port: str = "simulated") -> Path:
+            lost_after_s: float = 5.0, port: str = "simulated", page_s: float = 3.0) -> Path:
     path = tmp_path / "table.toml"
     path.write_text(
         f'[game]\ngame = "{game}"\nvariant = "{variant}"\nplayers = {players}\n'
         f'[camera]\nsource = "opencv"\nfps = 10\nsettle_ms = 200\nlost_after_s = {lost_after_s}\n'
-        f'[display]\nport = "{port}"\nlanguage = "de"\n'
+        f'[display]\nport = "{port}"\nlanguage = "de"\npage_s = {page_s}\n'
         f'[pins]\nfactory = "mock"\nstuck_after_s = 3.0\n'
         f'[data]\ndirectory = "{tmp_path / "data"}"\n',
         "utf-8",
@@ -285,6 +287,32 @@ def test_camera_unplugged_play_goes_on_with_buttons_and_judging_resumes(tmp_path
         nxt = seen.wait_for(lambda s: isinstance(s, Turn))
         assert nxt.seat == moved.turn
         assert app.devices.seat_leds[nxt.seat].is_lit
+
+
+def test_the_display_turns_between_what_is_wrong_and_what_to_do(tmp_path: Path) -> None:
+    """A board set up wrong: the table says which fields differ AND to set up, one after the
+    other on the display (the second used to hide the first at once); set right, the display
+    stays on "please roll"."""
+    config = _config(tmp_path, "maedn", "schmidt", 2, page_s=0.5)
+    scene = tmp_path / "scene.json"
+    start = maedn.Position.initial(2, maedn.Options.preset("schmidt")).to_board()
+    write_scene(scene, start)
+    dump = tmp_path / "data" / "board.json"
+    with _running_table(tmp_path, config, scene, 2) as (_app, seen):
+        seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
+        wrong = dataclasses.replace(start, pieces=(start.pieces[0], (-1, -1, 5, 0)))
+        write_scene(scene, wrong)
+        differs = seen.wait_for(lambda s: isinstance(s, BoardDiffers))
+        assert seen.wait_for(lambda s: isinstance(s, Turn)) == Turn(0, EXPECT_SETUP)
+        for words in ("stimmt nicht", "aufstellen", "stimmt nicht", "aufstellen"):
+            shown = _screen(dump, words)
+        assert "stimmt nicht" not in shown
+        assert all(field in _screen(dump, "Felder") for field in differs.fields)
+        write_scene(scene, start)
+        seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
+        _screen(dump, "Bitte würfeln")
+        time.sleep(1.5)  # three pages' time
+        assert "Bitte würfeln" in _screen(dump, "Bitte würfeln", timeout=0.1)
 
 
 def test_display_unplugged_leds_carry_on_and_the_screen_comes_back(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ back, and a page the next one goes on from ends in "..." (`hardware.signal_outpu
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from controller import signals as s
@@ -141,12 +141,11 @@ def pages_for(
     return message.pages() if message is not None else None
 
 
-def lines_for(
-    signal: s.Signal, lang: str = "de", seats: SeatColours | None = None
-) -> Lines | None:
-    """The first display page for `signal`, or None when it changes nothing on the display."""
-    pages = pages_for(signal, lang, seats)
-    return pages[0] if pages is not None else None
+def step_pages(
+    signals: Iterable[s.Signal], lang: str = "de", seats: SeatColours | None = None
+) -> list[Lines]:
+    """The pages the display turns through for one referee step: each signal's, in order."""
+    return [page for signal in signals for page in pages_for(signal, lang, seats) or ()]
 
 
 def message_for(

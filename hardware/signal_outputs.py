@@ -58,8 +58,7 @@ class SignalOutputs:
             self._lights_and_sound(signal)
         if self.pager is None:
             return
-        pages = [page for signal in signals
-                 for page in display_text.pages_for(signal, self.lang, self.seats) or ()]
+        pages = display_text.step_pages(signals, self.lang, self.seats)
         if pages:
             self.pager.show(pages)
 

@@ -6,7 +6,7 @@ import pytest
 
 from controller import signals as s
 from firmware import charset
-from hardware.display_text import CUT, lines_for, message_for, pages_for
+from hardware.display_text import CUT, Lines, message_for, pages_for, step_pages
 from hardware.seat_colours import SeatColours
 
 SIGNALS = [
@@ -30,10 +30,16 @@ SIGNALS = [
 ]
 
 
+def first_page(signal: s.Signal, lang: str = "de", seats: SeatColours | None = None) -> Lines:
+    pages = pages_for(signal, lang, seats)
+    assert pages is not None
+    return pages[0]
+
+
 @pytest.mark.parametrize("signal", SIGNALS, ids=lambda sig: sig.type)
 @pytest.mark.parametrize("lang", ["de", "en"])
 def test_every_signal_fits_the_display_in_both_languages(signal: s.Signal, lang: str) -> None:
-    lines = lines_for(signal, lang)
+    lines = first_page(signal, lang)
     assert lines is not None and len(lines) == 4
     assert all(len(line) <= 20 for line in lines)
     assert lines[0]
@@ -42,16 +48,16 @@ def test_every_signal_fits_the_display_in_both_languages(signal: s.Signal, lang:
 
 
 def test_texts_differ_by_language_and_name_the_seat() -> None:
-    de = lines_for(s.Turn(2, s.EXPECT_ROLL), "de")
-    en = lines_for(s.Turn(2, s.EXPECT_ROLL), "en")
+    de = first_page(s.Turn(2, s.EXPECT_ROLL), "de")
+    en = first_page(s.Turn(2, s.EXPECT_ROLL), "en")
     assert de[0].startswith("Rot") and en[0].startswith("Red")
     assert de != en
     backgammon = SeatColours.for_game("backgammon")
-    assert lines_for(s.Turn(0, s.EXPECT_MOVE), "de", backgammon)[0].startswith("Weiß")
+    assert first_page(s.Turn(0, s.EXPECT_MOVE), "de", backgammon)[0].startswith("Weiß")
 
 
 def test_illegal_move_shows_reason_and_fields_to_restore() -> None:
-    lines = lines_for(SIGNALS[4], "de")
+    lines = first_page(SIGNALS[4], "de")
     text = " ".join(lines)
     assert "höhere Augenzahl" in text and "5, 11" in text
 
@@ -83,7 +89,7 @@ def test_every_reason_shows_whole_over_pages_with_the_fields_on_each(lang: str) 
     for r in CATALOG.values():
         signal = s.Illegal(0, r.key, r.de, r.en, ("5",), ("5", "11"))
         pages = pages_for(signal, lang)
-        assert pages is not None and lines_for(signal, lang) == pages[0]
+        assert pages is not None and step_pages([signal, signal], lang) == [*pages, *pages]
         for page in pages:
             rows = [row for row in page if row]
             assert rows[0] == pages[0][0] and rows[-1] == fields
@@ -123,10 +129,10 @@ def test_every_reason_to_roll_again_shows_whole(lang: str) -> None:
     reasons = [referee_turns.COCKED, referee_turns.OUTSIDE, referee_turns.DICE_COUNT,
                referee_backgammon.OPENING_TIE, referee_maedn.OPENING_TIE]
     for why in reasons:
-        lines = lines_for(referee_turns.reroll(1, why), lang)
+        lines = first_page(referee_turns.reroll(1, why), lang)
         assert _words(lines[1:]) == why.text(lang).split(), lines
 
 
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown language 'fr'"):
-        lines_for(SIGNALS[0], "fr")
+        first_page(SIGNALS[0], "fr")

@@ -2,9 +2,9 @@
 
 Patterns (docs/wiring.md): your turn = seat LED steady in the seat colour; roll again = slow
 blink; illegal move or board to correct = fast red blink; winner = pulse. The buzzer gives a short
-beep when a play is accepted and three long beeps for an illegal move. The status LED is on while
-the table runs and blinks while a notice is waiting (until the next turn). The display shows
-the pages of everything one referee step said, in turn (`hardware.display_pager`).
+beep when a play is accepted and three long beeps for an illegal move. The display shows the
+pages of everything one referee step said, in turn (`hardware.display_pager`); the status LED is
+on while the table runs and blinks while a notice is among those pages (until the next step).
 """
 
 from __future__ import annotations
@@ -54,8 +54,14 @@ class SignalOutputs:
         quickest), then the display turns through the pages of all of them, so an illegal
         move's reason is not hidden at once by the "correct the board" that follows it."""
         signals = list(signals)
+        if not signals:
+            return
         for signal in signals:
             self._lights_and_sound(signal)
+        if any(isinstance(signal, s.Notice) for signal in signals):
+            self.devices.status_led.blink(on_time=NOTICE_BLINK_S, off_time=NOTICE_BLINK_S)
+        else:
+            self.devices.status_led.on()
         if self.pager is None:
             return
         pages = display_text.step_pages(signals, self.lang, self.seats)
@@ -68,7 +74,6 @@ class SignalOutputs:
 
     def _lights_and_sound(self, signal: s.Signal) -> None:
         if isinstance(signal, s.Turn):
-            self.devices.status_led.on()
             if signal.expect == s.EXPECT_ROLL_AGAIN:
                 self._only(signal.seat, "slow")
             elif signal.expect == s.EXPECT_CORRECT:
@@ -87,8 +92,6 @@ class SignalOutputs:
             self._only(signal.seat, "slow")
         elif isinstance(signal, s.GameOver):
             self._only(signal.order[0] if signal.order else None, "pulse")
-        elif isinstance(signal, s.Notice):
-            self.devices.status_led.blink(on_time=NOTICE_BLINK_S, off_time=NOTICE_BLINK_S)
 
     def _only(self, seat: int | None, pattern: str) -> None:
         """Light `seat` with `pattern` and switch every other seat LED off."""

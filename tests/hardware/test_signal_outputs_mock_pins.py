@@ -91,7 +91,26 @@ def test_notice_blinks_status_led_until_the_next_turn() -> None:
         status.clear_states()
         outputs.apply(s.Notice("camera_lost", "Kamera weg", "Camera lost"))
         time.sleep(0.5)
+        assert len(status.states) >= 3  # (the check below compares only as many as there are)
         status.assert_states_and_times([(0.0, 1), (0.2, 0), (0.2, 1)])
         outputs.apply(s.Turn(0, s.EXPECT_ROLL))
         time.sleep(0.3)
         assert status.state == 1
+
+
+def test_a_notice_before_the_turn_of_the_same_step_still_blinks() -> None:
+    """"Last turn taken back", then "make your move": the display turns through both pages,
+    and the status LED blinks while it does (the turn used to switch it steady at once)."""
+    with mock_table() as (devices, factory):
+        status = gpio(factory, devices.pinmap.status_led)
+        outputs = SignalOutputs(devices, MAEDN)
+        status.clear_states()
+        outputs.apply_all([s.Notice("undone", "Letzter Zug zurückgenommen", "Last turn taken back"),
+                           s.Turn(0, s.EXPECT_MOVE)])
+        time.sleep(0.5)
+        assert len(status.states) >= 3  # (the check below compares only as many as there are)
+        status.assert_states_and_times([(0.0, 1), (0.2, 0), (0.2, 1)])
+        outputs.apply_all([s.DiceAccepted(1, (3,)), s.Turn(1, s.EXPECT_MOVE)])
+        status.clear_states()
+        time.sleep(0.5)
+        assert status.state == 1 and len(status.states) == 1

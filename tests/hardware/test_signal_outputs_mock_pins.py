@@ -45,6 +45,7 @@ def test_illegal_move_fast_red_blink_and_three_long_beeps() -> None:
             pin.clear_states()
         outputs.apply(s.Illegal(2, "k", "Zug ungültig", "Illegal move"))
         time.sleep(1.4)
+        assert len(red.states) >= 6
         red.assert_states_and_times(
             [(0.0, 0.0), (0.0, 1.0), (0.1, 0.0), (0.1, 1.0), (0.1, 0.0), (0.1, 1.0)]
         )
@@ -71,6 +72,7 @@ def test_roll_again_blinks_slowly_in_seat_colour() -> None:
         green.clear_states()
         SignalOutputs(devices, MAEDN).apply(s.ExtraRoll(seat=1))
         time.sleep(1.2)
+        assert len(green.states) >= 4
         green.assert_states_and_times([(0.0, 0.0), (0.0, 1.0), (0.5, 0.0), (0.5, 1.0)])
 
 

@@ -3,7 +3,7 @@
 The display explains what the LEDs and the buzzer mean (whose turn, why a move was refused, which
 fields to put back), four lines of at most 20 characters, word-wrapped. A text longer than the
 display is shown in pages: each page keeps the header (who and what) and the fields to put
-back, and a page the next one goes on from ends in "..." (`hardware.signal_outputs` turns them).
+back, and a page the next one goes on from ends in "..." (`hardware.display_pager` turns them).
 """
 
 from __future__ import annotations

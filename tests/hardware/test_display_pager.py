@@ -3,12 +3,15 @@ firmware logic behind a pseudo-terminal) and gpiozero's mock pins."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from controller import signals as s
+from hardware.devices import TableDevices
 from hardware.display_link import DisplayLink
 from hardware.display_pager import DisplayPager
 from hardware.display_text import pages_for
@@ -35,31 +38,37 @@ def _shown_in_order(board: EmulatedBoard, pages: list[tuple[str, ...]], timeout:
         board.wait_for(lambda state, want=want: state["lines"] == want, timeout=timeout)
 
 
+@contextlib.contextmanager
+def _outputs_on_emulated_display(
+    tmp_path: Path,
+) -> Iterator[tuple[TableDevices, EmulatedBoard, SignalOutputs]]:
+    """SignalOutputs on mock pins and a display link to the emulated board, pages of PAGE_S."""
+    with (
+        mock_table() as (devices, _),
+        emulated_board(tmp_path) as board,
+        DisplayLink(str(board.port)) as link,
+    ):
+        outputs = SignalOutputs(devices, SEATS, link, lang="de", page_s=PAGE_S)
+        try:
+            yield devices, board, outputs
+        finally:
+            outputs.close()
+
+
 def test_an_illegal_move_shows_its_reason_page_by_page_then_what_to_do(tmp_path: Path) -> None:
     step = [LONG, s.Turn(1, s.EXPECT_CORRECT)]
     reason = pages_for(LONG, "de", SEATS)
     turn = pages_for(step[1], "de", SEATS)
     assert reason is not None and turn is not None and len(reason) == 2
-    with (
-        mock_table() as (devices, _),
-        emulated_board(tmp_path) as board,
-        DisplayLink(str(board.port)) as link,
-    ):
-        outputs = SignalOutputs(devices, SEATS, link, lang="de", page_s=PAGE_S)
+    with _outputs_on_emulated_display(tmp_path) as (devices, board, outputs):
         outputs.apply_all(step)
         # round and round: reason, its second page, what to do, and the reason again
         _shown_in_order(board, [*reason, *turn, reason[0], reason[1]], timeout=5 * PAGE_S + 2)
         assert devices.seat_leds[1].is_lit  # the LEDs were set signal by signal, as before
-        outputs.close()
 
 
 def test_the_next_step_replaces_the_pages_and_a_single_page_stays(tmp_path: Path) -> None:
-    with (
-        mock_table() as (devices, _),
-        emulated_board(tmp_path) as board,
-        DisplayLink(str(board.port)) as link,
-    ):
-        outputs = SignalOutputs(devices, SEATS, link, lang="de", page_s=PAGE_S)
+    with _outputs_on_emulated_display(tmp_path) as (_, board, outputs):
         outputs.apply_all([s.PlayAccepted(0, "3/9"), s.Turn(1, s.EXPECT_ROLL)])
         played = pages_for(s.PlayAccepted(0, "3/9"), "de", SEATS)
         assert played is not None
@@ -69,16 +78,10 @@ def test_the_next_step_replaces_the_pages_and_a_single_page_stays(tmp_path: Path
         _shown_in_order(board, [move], timeout=5)
         time.sleep(3 * PAGE_S)
         assert board.state()["lines"] == _rows(move)
-        outputs.close()
 
 
 def test_closed_outputs_leave_the_page_shown(tmp_path: Path) -> None:
-    with (
-        mock_table() as (devices, _),
-        emulated_board(tmp_path) as board,
-        DisplayLink(str(board.port)) as link,
-    ):
-        outputs = SignalOutputs(devices, SEATS, link, lang="de", page_s=PAGE_S)
+    with _outputs_on_emulated_display(tmp_path) as (_, board, outputs):
         outputs.apply_all([LONG])
         first = (pages_for(LONG, "de", SEATS) or ())[0]
         _shown_in_order(board, [first], timeout=5)

@@ -35,11 +35,6 @@ class DisplayPager:
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    @property
-    def pages(self) -> tuple[tuple[str, ...], ...]:
-        """The pages being turned (the last `show`)."""
-        return self._pages
-
     def show(self, pages: Sequence[Sequence[str]]) -> None:
         """Show the first of `pages` now and, when there are more, each in turn after it."""
         if not pages:

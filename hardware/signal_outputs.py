@@ -44,7 +44,6 @@ class SignalOutputs:
     ) -> None:
         self.devices = devices
         self.seats = seats
-        self.display = display
         self.lang = lang
         self.pager = DisplayPager(display, page_s) if display is not None else None
         devices.status_led.on()

@@ -102,7 +102,7 @@ def _watch(table: Any, game: str, variant: str, players: int, args: argparse.Nam
         def listen(event: Any, signals: list[Any]) -> None:
             outputs.apply_all(signals)
             pages = display_text.step_pages(signals, args.lang, seats)
-            if pages:  # the page the display shows first; it turns to the others in 3 s each
+            if pages:  # the page the display shows first (then the others, display.page_s each)
                 state["display"] = pages[0]
             for signal in signals:
                 if isinstance(signal, GameOver):

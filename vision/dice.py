@@ -146,7 +146,7 @@ class DiceReader:
         """
         image = _as_bgr(image_bgr)
         if mask is None:
-            candidates = self.detect(image)
+            candidates, hidden = dm.split_duplicates(self._candidates(image))
         else:
             regions = mask if isinstance(mask, DiceRegions) else DiceRegions(np.asarray(mask))
             if regions.mask.shape[:2] != image.shape[:2]:
@@ -154,12 +154,14 @@ class DiceReader:
                     f"mask is {regions.mask.shape[:2]}, image is {image.shape[:2]}: "
                     "sizes must match"
                 )
-            candidates = self._detect_in_regions(image, regions)
+            candidates, hidden = dm.split_duplicates(self._detect_in_regions(image, regions))
         if not candidates:
             return []
-        tops = [top_face(c.cx, c.cy, c.width, c.height, self.parallax) for c in candidates]
+        tops = [top_face(c.cx, c.cy, c.width, c.height, self.parallax)
+                for c in candidates + hidden]
         crops = [dm.crop_die(image, x, y, dm.crop_side(w, h)) for x, y, w, h in tops]
-        return self._choose(image, candidates, tops, self.classify(crops))
+        return self._choose(image, candidates + hidden, tops, self.classify(crops),
+                            len(candidates))
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities (not-a-die, 1..6, cocked) of classifier crops, one row per crop.
@@ -184,15 +186,21 @@ class DiceReader:
         return dm.softmax(self._classifier.forward().reshape(len(crops), dm.NUM_CLASSES))
 
     def detect(self, image: np.ndarray) -> list[dm.Candidate]:
-        """Stage 1 alone: the detector's candidates in a BGR image, before any are rejected."""
+        """Stage 1 alone: the detector's candidates in a BGR image, one per die found, before
+        the classifier rejects any (the candidates `dm.split_duplicates` hides are left out)."""
+        return dm.split_duplicates(self._candidates(image))[0]
+
+    def _candidates(self, image: np.ndarray) -> list[dm.Candidate]:
+        """Every peak of the detector above the threshold, the same die's several among them."""
         small = dm.detector_input(image, self.scale)
         self._detector.setInput(dm.to_blob([small]))
         out = self._detector.forward()[0]
-        return dm.drop_duplicates(dm.decode_detections(out, self.scale, self.detect_threshold))
+        return dm.decode_detections(out, self.scale, self.detect_threshold)
 
     def _detect_in_regions(self, image: np.ndarray, regions: DiceRegions) -> list[dm.Candidate]:
         """Run the detector on each part of the mask (plus a die of margin), not on the
-        picture around them: the detector is most of the reading's time."""
+        picture around them: the detector is most of the reading's time. Duplicates are left
+        in (the caller splits them)."""
         h, w = image.shape[:2]
         margin = round(self.die_size_px)  # a die half outside the region still shows whole
         smallest = 0.25 * self.die_size_px**2  # slivers left between fields by rasterising
@@ -205,35 +213,55 @@ class DiceReader:
             x1, y1 = min(w, bx1 + margin), min(h, by1 + margin)
             found += [
                 dm.Candidate(c.cx + x0, c.cy + y0, c.width, c.height, c.score)
-                for c in self.detect(image[y0:y1, x0:x1])
+                for c in self._candidates(image[y0:y1, x0:x1])
                 if mask[min(h - 1, max(0, int(c.cy + y0))), min(w - 1, max(0, int(c.cx + x0)))]
             ]
-        return dm.drop_duplicates(found)
+        return found
 
     def _choose(
         self, image: np.ndarray, candidates: list[dm.Candidate],
-        tops: list[tuple[float, float, float, float]], probs: np.ndarray
+        tops: list[tuple[float, float, float, float]], probs: np.ndarray, n_kept: int
     ) -> list[DieReading]:
         """Keep the crops that are dice, strongest first; one reading per die.
 
         A die on its edge shows two faces, and the detector may find each: a candidate in the
         whole box of an accepted die, or nearer to its centre than `COCKED_SAME_DIE` die sizes,
         is that die again when either looks cocked — and the die is cocked.
+        The candidates from `n_kept` on are the detector's hidden ones (`dm.split_duplicates`),
+        looked at after all others: one is a die of its own (a small die leaning on a big one)
+        only when its value is read `sure`ly and it lies in the boxes of accepted dice that are
+        read as other values, neither looking cocked; else it is dropped and changes nothing
+        (the two faces of a cocked die read as two values, each unsure).
         """
         h, w = image.shape[:2]
         p_die = 1.0 - probs[:, dm.NOT_A_DIE]
         looks_cocked = probs[:, dm.COCKED] > probs[:, 1 : dm.COCKED].max(axis=1)
-        order = np.argsort(-(p_die * np.array([c.score for c in candidates])))
+        values = np.argmax(probs[:, 1 : dm.COCKED], axis=1) + 1
+        p_value = probs[np.arange(len(candidates)), values]
+        readable = np.array([p >= max(self.read_threshold, self.value_thresholds.get(v, 0.0))
+                             for p, v in zip(p_value.tolist(), values.tolist(), strict=True)])
+        surely = readable & ~looks_cocked & (p_value >= self.sure)
+        strength = p_die * np.array([c.score for c in candidates])
+        order = np.concatenate([np.argsort(-strength[:n_kept]),
+                                n_kept + np.argsort(-strength[n_kept:])])
         chosen: list[tuple[int, tuple[int, int, int, int]]] = []
         for i in order.tolist():
             c = candidates[i]
             if p_die[i] < self.die_threshold:
                 continue
-            again = [j for j, box in chosen
-                     if self._same_die(c, candidates[j], box, looks_cocked[i] or looks_cocked[j])]
-            if again:
-                looks_cocked[again[0]] |= looks_cocked[i]
-                continue
+            if i >= n_kept:  # hidden: a die of its own only on dice read as other values
+                under = [j for j, box in chosen if _inside(c.cx, c.cy, box, 1.0)]
+                if not (surely[i] and under and all(
+                        readable[j] and not looks_cocked[j] and values[j] != values[i]
+                        for j in under)):
+                    continue
+            else:
+                again = [j for j, box in chosen
+                         if self._same_die(c, candidates[j], box,
+                                           looks_cocked[i] or looks_cocked[j])]
+                if again:
+                    looks_cocked[again[0]] |= looks_cocked[i]
+                    continue
             box = (
                 max(0, round(c.cx - c.width / 2)),
                 max(0, round(c.cy - c.height / 2)),
@@ -247,19 +275,17 @@ class DiceReader:
             c = candidates[i]
             gaps = np.hypot(centres[:, 0] - c.cx, centres[:, 1] - c.cy)
             alone = int((gaps < ALONE_DIE_SIZES * self.die_size_px).sum()) == 1
-            value = int(np.argmax(probs[i, 1 : dm.COCKED])) + 1
-            p_value = float(probs[i, value])
             _, _, top_w, top_h = tops[i]
             aspect = max(top_w, top_h) / max(1e-6, min(top_w, top_h))
             if (
-                p_value < max(self.read_threshold, self.value_thresholds.get(value, 0.0))
+                not readable[i]
                 or looks_cocked[i]
                 or aspect > self.max_aspect
                 or self._shows_side_face(image, c, alone)
             ):
                 kept.append(DieReading(None, box, float(p_die[i]), True))
             else:
-                kept.append(DieReading(value, box, p_value, False))
+                kept.append(DieReading(int(values[i]), box, float(p_value[i]), False))
         kept.sort(key=lambda r: -r.confidence)
         return kept
 

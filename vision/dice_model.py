@@ -116,20 +116,33 @@ def decode_detections(
     return out
 
 
-def drop_duplicates(candidates: list[Candidate], shrink: float = 0.8) -> list[Candidate]:
-    """Strongest first, drop candidates whose centre lies in a stronger one's (shrunk) box.
+def split_duplicates(
+    candidates: list[Candidate], shrink: float = 0.8
+) -> tuple[list[Candidate], list[Candidate]]:
+    """Strongest first: the candidates kept, and those *hidden* by a stronger one.
 
-    Neighbouring cells of one die often both pass the thresholds; a touching die's centre lies
-    outside its neighbour's box, so it stays. Saves classifying the same die twice.
+    A candidate whose centre lies in a stronger one's (shrunk) box is that die again — neighbouring
+    cells of one die often both pass the thresholds; a touching die's centre lies outside its
+    neighbour's box, so it stays. Dropping them saves classifying the same die twice. But when
+    none of the stronger ones has its centre in the candidate's own (shrunk) box, it may be a
+    small die leaning on a big one whose box reaches over it: it is hidden, not dropped, and the
+    reader lets the classifier say whether it is a die of its own (`DiceReader`).
     """
     kept: list[Candidate] = []
+    hidden: list[Candidate] = []
     for c in sorted(candidates, key=lambda c: -c.score):
-        if not any(
-            abs(c.cx - k.cx) <= shrink * k.width / 2 and abs(c.cy - k.cy) <= shrink * k.height / 2
-            for k in kept
-        ):
+        covering = [k for k in kept if _centre_in(c, k, shrink)]
+        if not covering:
             kept.append(c)
-    return kept
+        elif not any(_centre_in(k, c, shrink) for k in covering):
+            hidden.append(c)
+    return kept, hidden
+
+
+def _centre_in(c: Candidate, box: Candidate, shrink: float) -> bool:
+    """True when `c`'s centre lies in `box`'s box shrunk by `shrink` around its centre."""
+    return (abs(c.cx - box.cx) <= shrink * box.width / 2
+            and abs(c.cy - box.cy) <= shrink * box.height / 2)
 
 
 def crop_matrix(cx: float, cy: float, side: float, angle_deg: float = 0.0) -> np.ndarray:

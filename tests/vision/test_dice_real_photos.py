@@ -42,11 +42,12 @@ def test_test_split_has_the_documented_size(split_report) -> None:
 
 
 # Issue 5 asks for 99 % per die, 90 % of images and at most 0.05 false dice per image. The
-# committed model and reader reach 98.4 % per die, 90 % of images and 0.02 false dice
-# (docs/vision-dice.md): the image and false-dice goals are asserted as such; the per-die goal is
-# not reached, so that test pins the level reached and a worse model fails it.
-def test_per_die_accuracy_on_test_split_at_least_98_percent(split_report) -> None:
-    assert split_report.die_accuracy >= 0.98, split_report.as_dict()
+# committed model and reader reach 99.03 % per die (305 of 308), 92 % of images and 0.02 false
+# dice (docs/vision-dice.md): the image and false-dice goals are asserted as such. The per-die
+# goal is reached by one die, and dice read with 0.39 count among the 305 — a margin a newer
+# OpenCV's resizing could take — so that test pins the level one die below it (304 of 308).
+def test_per_die_accuracy_on_test_split_at_least_98_5_percent(split_report) -> None:
+    assert split_report.die_accuracy >= 0.985, split_report.as_dict()
 
 
 def test_whole_image_accuracy_on_test_split_meets_the_90_percent_goal(split_report) -> None:
@@ -106,6 +107,19 @@ def test_a_real_die_whose_body_colour_runs_into_its_shadow_is_read_not_called_co
     got = [r for r in reader.read(image) if x0 <= (r.box[0] + r.box[2]) / 2 <= x1
            and y0 <= (r.box[1] + r.box[3]) / 2 <= y1]
     assert [(r.value, r.cocked) for r in got] == [(label.value, False)], got
+
+
+def test_a_small_die_leaning_on_a_big_one_is_read_beside_it() -> None:
+    """A train photo's 27 px die leaning on a 36 px one: the detector gives the small die a box
+    that reaches over the big one's centre, which used to drop the big one unread as its
+    duplicate; it is kept aside (`split_duplicates`) and read as the 6 it shows."""
+    item = next(it for it in load_labels(DATA, "train")
+                if it.path.name == "IMG_20191208_111246.jpg")
+    small = next(d for d in item.dice if d.box == (296, 134, 323, 161))
+    big = next(d for d in item.dice if d.box == (309, 153, 345, 189))
+    readings = DiceReader().read(cv2.imread(str(item.path)))
+    got = [(r.value, r.box) for r in readings]
+    assert score_image(got, [small]).right == 1 and score_image(got, [big]).right == 1, got
 
 
 def test_read_dice_returns_readings_matching_the_labels() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 
+import cv2
 import numpy as np
 import pytest
 
@@ -20,7 +21,8 @@ from vision import renderer
 from vision.dice import OUTLINE_LEAK, OUTLINE_MAX_LONG, DiceReader, body_outline
 from vision.dice_eval import LabelledDie, evaluate, load_labels, score_image
 from vision.geometry import load_geometry
-from vision.render_board import DIE_SIZE_MM
+from vision.parallax import Parallax
+from vision.render_board import DIE_SIZE_MM, PALETTES
 from vision.render_dataset import random_scene, write_dataset
 
 pytestmark = needs_model
@@ -190,3 +192,31 @@ def test_rendered_dataset_folder_is_read_by_eval(tmp_path) -> None:
     report = evaluate(lambda im: [(d.value, d.box) for d in reader.read(im)], images)
     assert report.dice == sum(len(entry["dice"]) for entry in labels)
     assert report.right >= report.dice - 1, report.as_dict()
+
+
+def test_the_two_faces_of_a_cocked_die_are_not_two_dice() -> None:
+    """A cocked die on the Mensch board (frame 25 of `spieltisch render --game maedn --seed 82
+    --cocked 0.3 --players 4 --hand 0`): the detector finds its top face (read as a 5) and,
+    hidden under that box, its side face (read as a 1 with 0.46). A hidden candidate becomes a
+    die of its own only when its value is read surely (`split_duplicates`, `DiceReader`); one
+    reading was two dice before that condition."""
+    rng = np.random.default_rng(82)
+    camera = renderer.Camera.random(np.random.default_rng([82, 1]),
+                                    load_geometry().board_size("maedn"), (1280, 720))
+    rng.random()  # frame 0 (the start position) only draws its split
+    for _ in range(25):  # frames 1-25 each draw a scene, then a split: the last is frame 25
+        scene = random_scene(rng, "maedn", 4, 0.0, 0.3, PALETTES["hofer"])
+        rng.random()
+    frame = renderer.render(scene, 82 * 1_000_003 + 25, camera=camera)
+    ok, jpeg = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    image = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    (die,), (box,) = frame.dice, frame.dice_boxes
+    assert ok and die.cocked, die
+    # Read as `vision eval` reads the rendered folder, whose labels round the camera (nadir to
+    # 0.1 px, the die to 0.01 px): with the exact camera the side face's crop reads as cocked.
+    nadir = tuple(round(v, 1) for v in camera.parallax().nadir)
+    reader = DiceReader(die_size_px=round(DIE_SIZE_MM * camera.px_per_mm, 2),
+                        parallax=Parallax.of_camera(nadir, round(camera.position[2], 1)))
+    got = [(r.value, r.box) for r in reader.read(image)]
+    score = score_image(got, [LabelledDie(die.value, box, True)])
+    assert len(got) == 1 and score.false_dice == 0, got

@@ -157,11 +157,10 @@ class DiceReader:
             candidates, hidden = dm.split_duplicates(self._detect_in_regions(image, regions))
         if not candidates:
             return []
-        tops = [top_face(c.cx, c.cy, c.width, c.height, self.parallax)
-                for c in candidates + hidden]
+        found = candidates + hidden
+        tops = [top_face(c.cx, c.cy, c.width, c.height, self.parallax) for c in found]
         crops = [dm.crop_die(image, x, y, dm.crop_side(w, h)) for x, y, w, h in tops]
-        return self._choose(image, candidates + hidden, tops, self.classify(crops),
-                            len(candidates))
+        return self._choose(image, found, tops, self.classify(crops), len(candidates))
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities (not-a-die, 1..6, cocked) of classifier crops, one row per crop.

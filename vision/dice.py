@@ -227,10 +227,10 @@ class DiceReader:
         whole box of an accepted die, or nearer to its centre than `COCKED_SAME_DIE` die sizes,
         is that die again when either looks cocked — and the die is cocked.
         The candidates from `n_kept` on are the detector's hidden ones (`dm.split_duplicates`),
-        looked at after all others: one is a die of its own (a small die leaning on a big one)
-        only when its value is read `sure`ly and it lies in the boxes of accepted dice that are
-        read as other values, neither looking cocked; else it is dropped and changes nothing
-        (the two faces of a cocked die read as two values, each unsure).
+        looked at after all others: one is a die of its own (dice leaning on each other) only
+        when its value is read `sure`ly and it lies in the boxes of accepted dice that are read
+        as other values, neither looking cocked; else it is dropped and changes nothing (the two
+        faces of a cocked die read as two values, each unsure).
         """
         h, w = image.shape[:2]
         p_die = 1.0 - probs[:, dm.NOT_A_DIE]

@@ -125,8 +125,8 @@ def split_duplicates(
     cells of one die often both pass the thresholds; a touching die's centre lies outside its
     neighbour's box, so it stays. Dropping them saves classifying the same die twice. But when
     none of the stronger ones has its centre in the candidate's own (shrunk) box, it may be a
-    small die leaning on a big one whose box reaches over it: it is hidden, not dropped, and the
-    reader lets the classifier say whether it is a die of its own (`DiceReader`).
+    die of its own under the box of a die leaning on it (a small die's box can come out too
+    big): it is hidden, not dropped, and the reader lets the classifier say (`DiceReader`).
     """
     kept: list[Candidate] = []
     hidden: list[Candidate] = []

@@ -1,6 +1,6 @@
 """The detector's duplicate check (`vision.dice_model.split_duplicates`): one die found in
-several cells is classified once; a touching die stays; a small die under a big one's box is
-hidden, for the classifier to judge, not dropped."""
+several cells is classified once; a touching die stays; a die under the oversized box of a die
+leaning on it is hidden, for the classifier to judge, not dropped."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def test_a_touching_neighbour_is_a_die_of_its_own() -> None:
     assert split_duplicates([neighbour, die]) == ([die, neighbour], [])
 
 
-def test_a_small_die_whose_centre_a_big_box_covers_is_hidden_not_dropped() -> None:
+def test_a_die_under_a_leaning_neighbours_oversized_box_is_hidden_not_dropped() -> None:
     """The train photo IMG_20191208_111246: a 27 px die leaning on a 36 px one was given a
     40 px box reaching over the big die's centre, which its own box does not reach."""
     reaching = Candidate(311.0, 152.0, 40.0, 39.0, 0.813)

@@ -109,7 +109,7 @@ def test_a_real_die_whose_body_colour_runs_into_its_shadow_is_read_not_called_co
     assert [(r.value, r.cocked) for r in got] == [(label.value, False)], got
 
 
-def test_a_small_die_leaning_on_a_big_one_is_read_beside_it() -> None:
+def test_two_dice_leaning_on_each_other_are_both_read() -> None:
     """A train photo's 27 px die leaning on a 36 px one: the detector gives the small die a box
     that reaches over the big one's centre, which used to drop the big one unread as its
     duplicate; it is kept aside (`split_duplicates`) and read as the 6 it shows."""

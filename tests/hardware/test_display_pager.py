@@ -64,7 +64,13 @@ def test_an_illegal_move_shows_its_reason_page_by_page_then_what_to_do(tmp_path:
         outputs.apply_all(step)
         # round and round: reason, its second page, what to do, and the reason again
         _shown_in_order(board, [*reason, *turn, reason[0], reason[1]], timeout=5 * PAGE_S + 2)
-        assert devices.seat_leds[1].is_lit  # the LEDs were set signal by signal, as before
+        # the LEDs were set signal by signal, as before: the seat to correct blinks fast in red
+        # (sampled over 0.5 s, a few blinks: one look may fall on the dark half)
+        seen = set()
+        for _ in range(25):
+            seen.add(tuple(devices.seat_leds[1].value))
+            time.sleep(0.02)
+        assert seen == {(1.0, 0.0, 0.0), (0.0, 0.0, 0.0)}, seen
 
 
 def test_the_next_step_replaces_the_pages_and_a_single_page_stays(tmp_path: Path) -> None:

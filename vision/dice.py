@@ -268,6 +268,7 @@ class DiceReader:
                 min(h, round(c.cy + c.height / 2)),
             )
             chosen.append((i, box))
+        chosen, two_faces = self._two_faces(candidates, chosen)
         centres = np.array([(candidates[i].cx, candidates[i].cy) for i, _ in chosen])
         kept: list[DieReading] = []
         for i, box in chosen:
@@ -279,6 +280,7 @@ class DiceReader:
             if (
                 not readable[i]
                 or looks_cocked[i]
+                or i in two_faces
                 or aspect > self.max_aspect
                 or self._shows_side_face(image, c, alone)
             ):
@@ -287,6 +289,30 @@ class DiceReader:
                 kept.append(DieReading(int(values[i]), box, float(p_value[i]), False))
         kept.sort(key=lambda r: -r.confidence)
         return kept
+
+    def _two_faces(
+        self, candidates: list[dm.Candidate], chosen: list[tuple[int, tuple[int, int, int, int]]]
+    ) -> tuple[list[tuple[int, tuple[int, int, int, int]]], set[int]]:
+        """With a calibrated camera (`parallax` given, so the die size is the table's), two
+        dice nearer than `COCKED_SAME_DIE` die sizes cannot both lie flat (flat dice side by
+        side are a die apart): they are the two faces of one die on its edge. The weaker is
+        dropped, the stronger (earlier in `chosen`) returned among the cocked. Without a
+        calibration (photos of dice of many sizes read at one nominal size) nothing changes.
+        """
+        if self.parallax is None:
+            return chosen, set()
+        kept: list[tuple[int, tuple[int, int, int, int]]] = []
+        cocked: set[int] = set()
+        for i, box in chosen:
+            c = candidates[i]
+            near = [j for j, _ in kept
+                    if math.hypot(c.cx - candidates[j].cx, c.cy - candidates[j].cy)
+                    < COCKED_SAME_DIE * self.die_size_px]
+            if near:
+                cocked.add(near[0])
+            else:
+                kept.append((i, box))
+        return kept, cocked
 
     def _same_die(self, c: dm.Candidate, accepted: dm.Candidate,
                   box: tuple[int, int, int, int], cocked: bool) -> bool:

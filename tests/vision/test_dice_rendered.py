@@ -17,6 +17,7 @@ import pytest
 
 from controller.events import BackgammonBoard
 from tests.vision.dice_requirements import needs_model
+from vision import dice_model as dm
 from vision import renderer
 from vision.dice import OUTLINE_LEAK, OUTLINE_MAX_LONG, DiceReader, body_outline
 from vision.dice_eval import LabelledDie, evaluate, load_labels, score_image
@@ -64,11 +65,12 @@ def outcomes(request: pytest.FixtureRequest) -> dict[str, int]:
 
 
 # Measured with these seeds, dice drawn as cubes (classifier step 6): flat dice right 52/52
-# (backgammon) and 24/24 (Mensch); cocked dice flagged 25/28 on the backgammon felt and 14/16 on
+# (backgammon) and 24/24 (Mensch); cocked dice flagged 25/28 on the backgammon felt and 15/16 on
 # the Mensch board (22/28 and 6/16 for the classifier before its cocked class, with the same
-# parallax); false dice 2 and 1 in 40 frames (8 and 3 before: a cocked die's second face taken
-# for a second die). Issue 5 keeps the cocked dice open; the bounds below are the reached levels,
-# not the goal.
+# parallax; 14/16 before two faces nearer than a die were taken for one die, 2026-12-01); false
+# dice 0 and 0 in 40 frames (2 and 1 before that, 8 and 3 before the cocked class: a cocked
+# die's second face taken for a second die). Issue 5 keeps the cocked dice open; the bounds
+# below are the reached levels, not the goal.
 COCKED_FLAGGED = {"backgammon": 0.8, "maedn": 0.75}
 
 
@@ -84,7 +86,7 @@ def test_rendered_cocked_dice_are_flagged_not_read(outcomes) -> None:
 
 
 def test_rendered_frames_give_few_false_dice(outcomes) -> None:
-    assert outcomes["false"] <= FRAMES // 5, outcomes
+    assert outcomes["false"] <= 2, outcomes
 
 
 def test_light_dice_on_the_light_mensch_board_are_flagged_when_cocked() -> None:
@@ -194,29 +196,66 @@ def test_rendered_dataset_folder_is_read_by_eval(tmp_path) -> None:
     assert report.right >= report.dice - 1, report.as_dict()
 
 
-def test_the_two_faces_of_a_cocked_die_are_not_two_dice() -> None:
-    """A cocked die on the Mensch board (frame 25 of `spieltisch render --game maedn --seed 82
-    --cocked 0.3 --players 4 --hand 0`): the detector finds its top face (read as a 5) and,
-    hidden under that box, its side face (read as a 1 with 0.46). A hidden candidate becomes a
-    die of its own only when its value is read surely (`split_duplicates`, `DiceReader`); one
-    reading was two dice before that condition."""
-    rng = np.random.default_rng(82)
-    camera = renderer.Camera.random(np.random.default_rng([82, 1]),
+def _mensch_folder_frame(seed: int, index: int) -> tuple[np.ndarray, renderer.RenderedFrame,
+                                                        DiceReader]:
+    """Frame `index` of `spieltisch render --game maedn --seed SEED --cocked 0.3 --players 4
+    --hand 0`, as stored (JPEG) and read by `vision eval`, whose labels round the camera (nadir
+    to 0.1 px, the die to 0.01 px)."""
+    rng = np.random.default_rng(seed)
+    camera = renderer.Camera.random(np.random.default_rng([seed, 1]),
                                     load_geometry().board_size("maedn"), (1280, 720))
     rng.random()  # frame 0 (the start position) only draws its split
-    for _ in range(25):  # frames 1-25 each draw a scene, then a split: the last is frame 25
+    for _ in range(index):  # frames 1..index each draw a scene, then a split
         scene = random_scene(rng, "maedn", 4, 0.0, 0.3, PALETTES["hofer"])
         rng.random()
-    frame = renderer.render(scene, 82 * 1_000_003 + 25, camera=camera)
+    frame = renderer.render(scene, seed * 1_000_003 + index, camera=camera)
     ok, jpeg = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    image = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
-    (die,), (box,) = frame.dice, frame.dice_boxes
-    assert ok and die.cocked, die
-    # Read as `vision eval` reads the rendered folder, whose labels round the camera (nadir to
-    # 0.1 px, the die to 0.01 px): with the exact camera the side face's crop reads as cocked.
+    assert ok
     nadir = tuple(round(v, 1) for v in camera.parallax().nadir)
     reader = DiceReader(die_size_px=round(DIE_SIZE_MM * camera.px_per_mm, 2),
                         parallax=Parallax.of_camera(nadir, round(camera.position[2], 1)))
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR), frame, reader
+
+
+def test_the_two_faces_of_a_cocked_die_are_not_two_dice() -> None:
+    """A cocked die on the Mensch board (seed 82, frame 25): the detector finds its top face
+    (read as a 5) and, hidden under that box, its side face (read as a 1 with 0.46). A hidden
+    candidate becomes a die of its own only when its value is read surely (`split_duplicates`,
+    `DiceReader`); one reading was two dice before that condition. (With the exact camera the
+    side face's crop reads as cocked.)"""
+    image, frame, reader = _mensch_folder_frame(82, 25)
+    (die,), (box,) = frame.dice, frame.dice_boxes
+    assert die.cocked, die
     got = [(r.value, r.box) for r in reader.read(image)]
     score = score_image(got, [LabelledDie(die.value, box, True)])
     assert len(got) == 1 and score.false_dice == 0, got
+
+
+def test_two_faces_nearer_than_a_die_are_one_cocked_die() -> None:
+    """A cocked 4 on the Mensch board (seed 82, frame 34) shows its top face and a side face,
+    0.86 die sizes apart: the detector finds both, the classifier reads them as a 1 and a 5,
+    neither looking cocked, and each face's own outline is a flat face's. Two flat dice lie a
+    die apart at least, so with the table's die size known they are one die on its edge
+    (`DiceReader._two_faces`); before, they were two dice, one of them false."""
+    image, frame, reader = _mensch_folder_frame(82, 34)
+    (die,), (box,) = frame.dice, frame.dice_boxes
+    assert die.cocked, die
+    readings = reader.read(image)
+    assert [r.cocked for r in readings] == [True], readings
+    score = score_image([(r.value, r.box) for r in readings], [LabelledDie(die.value, box, True)])
+    assert score.right == 1 and score.false_dice == 0
+
+
+def test_dice_a_die_apart_are_two_dice_and_nearer_one_cocked_die() -> None:
+    """The rule behind the test above, on its own: readings of the detector's candidates a die
+    apart (flat dice side by side) are both kept; 0.8 die sizes apart, the weaker is the
+    stronger's second face and the stronger is cocked. Without a calibration (photos of dice
+    of many sizes read at one nominal size) nothing is merged."""
+    reader = DiceReader(die_size_px=20.0, parallax=Parallax.of_camera((640.0, 360.0), 700.0))
+    c = [dm.Candidate(100.0, 100.0, 20.0, 20.0, 0.9), dm.Candidate(120.0, 100.0, 20.0, 20.0, 0.8),
+         dm.Candidate(300.0, 100.0, 20.0, 20.0, 0.9), dm.Candidate(316.0, 100.0, 20.0, 20.0, 0.8)]
+    chosen = [(i, (0, 0, 1, 1)) for i in range(4)]
+    kept, cocked = reader._two_faces(c, chosen)
+    assert [i for i, _ in kept] == [0, 1, 2] and cocked == {2}
+    photos = DiceReader(die_size_px=20.0)
+    assert photos._two_faces(c, chosen) == (chosen, set())

@@ -274,7 +274,9 @@ class DiceReader:
         for i, box in chosen:
             c = candidates[i]
             gaps = np.hypot(centres[:, 0] - c.cx, centres[:, 1] - c.cy)
-            alone = int((gaps < ALONE_DIE_SIZES * self.die_size_px).sum()) == 1
+            near = gaps < ALONE_DIE_SIZES * self.die_size_px
+            alone = int(near.sum()) == 1
+            neighbours = centres[near & (gaps >= COCKED_SAME_DIE * self.die_size_px)]
             _, _, top_w, top_h = tops[i]
             aspect = max(top_w, top_h) / max(1e-6, min(top_w, top_h))
             if (
@@ -282,7 +284,7 @@ class DiceReader:
                 or looks_cocked[i]
                 or i in two_faces
                 or aspect > self.max_aspect
-                or self._shows_side_face(image, c, alone)
+                or self._shows_side_face(image, c, alone, neighbours)
             ):
                 kept.append(DieReading(None, box, float(p_die[i]), True))
             else:
@@ -294,8 +296,8 @@ class DiceReader:
         self, candidates: list[dm.Candidate], chosen: list[tuple[int, tuple[int, int, int, int]]]
     ) -> tuple[list[tuple[int, tuple[int, int, int, int]]], set[int]]:
         """With a calibrated camera (`parallax` given, so the die size is the table's), two
-        dice nearer than `COCKED_SAME_DIE` die sizes cannot both lie flat (flat dice side by
-        side are a die apart): they are the two faces of one die on its edge. The weaker is
+        dice nearer than `TWO_FACES` die sizes cannot both lie flat (flat dice side by side are
+        about a die apart): they are the two faces of one die on its edge. The weaker is
         dropped, the stronger (earlier in `chosen`) returned among the cocked. Without a
         calibration (photos of dice of many sizes read at one nominal size) nothing changes.
         """
@@ -307,7 +309,7 @@ class DiceReader:
             c = candidates[i]
             near = [j for j, _ in kept
                     if math.hypot(c.cx - candidates[j].cx, c.cy - candidates[j].cy)
-                    < COCKED_SAME_DIE * self.die_size_px]
+                    < TWO_FACES * self.die_size_px]
             if near:
                 cocked.add(near[0])
             else:
@@ -322,16 +324,21 @@ class DiceReader:
         near = math.hypot(c.cx - accepted.cx, c.cy - accepted.cy)
         return _inside(c.cx, c.cy, box, 1.0) or near < COCKED_SAME_DIE * self.die_size_px
 
-    def _shows_side_face(self, image: np.ndarray, c: dm.Candidate, alone: bool) -> bool:
+    def _shows_side_face(self, image: np.ndarray, c: dm.Candidate, alone: bool,
+                         neighbours: np.ndarray) -> bool:
         """True when the die's body outline is elongated and longer than a flat die's face,
-        once the side faces any flat die shows this camera (`parallax`) are taken away.
+        once the side faces any flat die shows this camera (`parallax`) are taken away. The
+        outline ends halfway to each of the `neighbours`: dice of one colour pressed together
+        are one region of their colour. Only dice `COCKED_SAME_DIE` die sizes away or more are
+        neighbours; a nearer one may be this die's own other face (`TWO_FACES` merges the
+        nearest), and halving the region between two faces would hide the side face.
 
         When the body's colour runs on into the board around it (a light die on a light
         board), a die lying `alone` is measured by its silhouette against the board instead.
         """
         ex, ey = self.parallax.shift(c.cx, c.cy) if self.parallax is not None else (0.0, 0.0)
         lean = (ex / self.die_size_px, ey / self.die_size_px)
-        long, short = body_outline(image, c.cx, c.cy, self.die_size_px, lean)
+        long, short = body_outline(image, c.cx, c.cy, self.die_size_px, lean, neighbours)
         if long >= OUTLINE_LEAK and alone:
             long, short = silhouette(image, c.cx, c.cy, self.die_size_px, lean)
             return SILHOUETTE_LONG <= long < OUTLINE_LEAK and short <= SILHOUETTE_MAX_SHORT
@@ -387,6 +394,12 @@ def turned_view(crop: np.ndarray, view: tuple[int, bool]) -> np.ndarray:
 #: Two faces of one cocked die are found this many die sizes apart at most (0.7 for a die
 #: tilted 45°, plus the detector's scatter); flat dice lying side by side are a die apart.
 COCKED_SAME_DIE = 0.9
+#: Two dice nearer than this many die sizes are one die on its edge, with a calibrated camera
+#: (`DiceReader._two_faces`). The detector finds the two faces of a cocked die 0.66–0.86 die
+#: sizes apart (cube renders, seeds 80–85: 17 of 20 pairs below 0.8), and two flat dice pressed
+#: face to face 0.77 and more (200 renders: 1 pair below 0.8, 9 below 0.9): they are found a
+#: little nearer than they lie, their side faces pulling the centres together.
+TWO_FACES = 0.8
 #: How much finer than the outline crop a flat die's side faces are taken away (see
 #: `_without_lean`).
 LEAN_DETAIL = 4
@@ -430,20 +443,20 @@ SILHOUETTE_STEP = 30.0
 
 def _outline_crop(
     image: np.ndarray, cx: float, cy: float, size: float
-) -> tuple[np.ndarray, float, float, float]:
+) -> tuple[np.ndarray, float, float, float, float]:
     """The float crop 1.2 die sizes around the centre (shrunk to `OUTLINE_SIZE_PX` dice), the
-    centre in it and the die size in it."""
+    centre in it, the die size in it and the crop's scale."""
     h, w = image.shape[:2]
     r = round(1.2 * size)
     x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
     x1, y1 = min(w, int(cx) + r + 1), min(h, int(cy) + r + 1)
     crop = image[y0:y1, x0:x1]
-    ccx, ccy = cx - x0, cy - y0
+    ccx, ccy, factor = cx - x0, cy - y0, 1.0
     if size > OUTLINE_SIZE_PX:
         factor = OUTLINE_SIZE_PX / size
         crop = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
         ccx, ccy, size = ccx * factor, ccy * factor, OUTLINE_SIZE_PX
-    return crop.astype(np.float32), ccx, ccy, size
+    return crop.astype(np.float32), ccx, ccy, size, factor
 
 
 def _central_region(mask: np.ndarray, ccx: float, ccy: float, size: float,
@@ -494,7 +507,7 @@ def silhouette(image: np.ndarray, cx: float, cy: float, size: float,
     a quarter of a die so they join up, give the region covering the centre: about 1.3 x 1.3
     for a flat light die on a light board, 1.5-1.9 long for a cocked one.
     """
-    crop, ccx, ccy, size = _outline_crop(image, cx, cy, size)
+    crop, ccx, ccy, size, _ = _outline_crop(image, cx, cy, size)
     yy, xx = np.ogrid[: crop.shape[0], : crop.shape[1]]
     ring = (xx - ccx) ** 2 + (yy - ccy) ** 2 >= size**2
     if ring.sum() < 10:
@@ -509,7 +522,8 @@ def silhouette(image: np.ndarray, cx: float, cy: float, size: float,
 
 
 def body_outline(
-    image: np.ndarray, cx: float, cy: float, size: float, lean: tuple[float, float] = (0.0, 0.0)
+    image: np.ndarray, cx: float, cy: float, size: float, lean: tuple[float, float] = (0.0, 0.0),
+    neighbours: np.ndarray | None = None,
 ) -> tuple[float, float]:
     """Long and short side, in die sizes, of the region coloured like the die's body.
 
@@ -519,9 +533,12 @@ def body_outline(
     centre gives a minimum-area rectangle: about 1 x 1 for a flat die (a little more with its
     shadow for dark dice), about 1.4 x 1.1 for a die tilted so one side face shows. (0, 0)
     when no region is found. `lean`: the side faces a flat die shows the camera, taken away
-    (see `_central_region`).
+    (see `_central_region`). `neighbours`: centres (image coordinates) of other dice; pixels
+    nearer to one of them than to this die's centre are not this die's — unless the whole
+    region has run into the background (`OUTLINE_LEAK`): that one is measured whole and gives
+    no verdict, for in a heap of photographed dice a piece of it can look like a side face.
     """
-    crop, ccx, ccy, size = _outline_crop(image, cx, cy, size)
+    crop, ccx, ccy, size, scale = _outline_crop(image, cx, cy, size)
     q = 0.35 * size
     core = crop[max(0, int(ccy - q)) : int(ccy + q) + 1, max(0, int(ccx - q)) : int(ccx + q) + 1]
     if core.size == 0:
@@ -532,6 +549,13 @@ def body_outline(
     off_colour = np.linalg.norm(crop - shade[..., None] * body, axis=2)
     tolerance = SHADE_TOLERANCE[0] * np.sqrt(energy) + SHADE_TOLERANCE[1]
     mask = (shade > SHADES[0]) & (shade < SHADES[1]) & (off_colour < tolerance)
+    whole = _central_region(mask, ccx, ccy, size, 4, lean)
+    if neighbours is None or len(neighbours) == 0 or whole[0] >= OUTLINE_LEAK:
+        return whole
+    yy, xx = np.ogrid[: mask.shape[0], : mask.shape[1]]
+    own = (xx - ccx) ** 2 + (yy - ccy) ** 2
+    for nx, ny in (np.asarray(neighbours, np.float64) - (cx, cy)) * scale:
+        mask &= own <= (xx - ccx - nx) ** 2 + (yy - ccy - ny) ** 2
     return _central_region(mask, ccx, ccy, size, 4, lean)
 
 

@@ -133,15 +133,18 @@ class Scene:
 
     `cocked[i]` tilts die i; `throw` numbers the throw the dice come from (the dice of one throw
     keep their place while checkers move; another throw lands them elsewhere, even with the
-    same values); `hand` puts a hand and arm over the board, `shadow` only an arm's
-    shadow; `light` scales the brightness (0.2 is a dim room); `clean` turns off noise, blur,
-    uneven light and JPEG (for pictures in the docs); `palette` paints another table.
+    same values); `touching` lays each die face to face with the one before (dice pressed
+    together, as they often end in a tray); `hand` puts a hand and arm over the board, `shadow`
+    only an arm's shadow; `light` scales the brightness (0.2 is a dim room); `clean` turns off
+    noise, blur, uneven light and JPEG (for pictures in the docs); `palette` paints another
+    table.
     """
 
     board: BackgammonBoard | MaednBoard
     dice: tuple[int, ...] = ()
     cocked: tuple[bool, ...] = ()
     throw: int = 0
+    touching: bool = False
     hand: bool = False
     shadow: bool = False
     markers: bool = True
@@ -228,6 +231,10 @@ def _place_dice(scene: Scene, area: Rect, rng: np.random.Generator) -> tuple[Pla
             if all(math.dist(centre, d.centre) > 2.2 * DIE_SIZE_MM for d in placed):
                 break
         angle = float(rng.uniform(0, 2 * math.pi))
+        if scene.touching and placed:
+            angle = placed[-1].angle
+            centre = (placed[-1].centre[0] + DIE_SIZE_MM * math.cos(angle),
+                      placed[-1].centre[1] + DIE_SIZE_MM * math.sin(angle))
         tilt = float(rng.uniform(COCKED_TILT[0], COCKED_TILT[1])) if cocked else 0.0
         placed.append(PlacedDie(value, centre, angle, cocked, body, tilt))
     return tuple(placed)

@@ -8,6 +8,7 @@ seeds that the training tool never renders (it uses `seed * 100_003 + i` with sm
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -68,7 +69,7 @@ def outcomes(request: pytest.FixtureRequest) -> dict[str, int]:
 # (backgammon) and 24/24 (Mensch); cocked dice flagged 25/28 on the backgammon felt and 15/16 on
 # the Mensch board (22/28 and 6/16 for the classifier before its cocked class, with the same
 # parallax; 14/16 before two faces nearer than a die were taken for one die, 2026-12-01); false
-# dice 0 and 0 in 40 frames (2 and 1 before that, 8 and 3 before the cocked class: a cocked
+# dice 1 and 0 in 40 frames (2 and 1 before that, 8 and 3 before the cocked class: a cocked
 # die's second face taken for a second die). Issue 5 keeps the cocked dice open; the bounds
 # below are the reached levels, not the goal.
 COCKED_FLAGGED = {"backgammon": 0.8, "maedn": 0.75}
@@ -136,6 +137,46 @@ def test_a_light_die_touching_a_light_points_tip_is_read_not_called_cocked() -> 
     long, _ = body_outline(frame.image, c.cx, c.cy, size, (ex / size, ey / size))
     assert OUTLINE_MAX_LONG <= long < OUTLINE_LEAK, long
     assert [(r.value, r.cocked) for r in reader.read(frame.image)] == [(2, False)]
+
+
+def _pressed_together(seed: int, count: int) -> list[tuple[renderer.RenderedFrame, DiceReader]]:
+    """`count` backgammon frames whose two dice lie pressed face to face (one colour, as a
+    pair of dice is), each with a reader told its camera."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for i in range(count):
+        scene = dataclasses.replace(random_scene(rng, "backgammon"), touching=True)
+        frame = renderer.render(scene, 5000 + i)
+        frames.append((frame, DiceReader(die_size_px=DIE_SIZE_MM * frame.camera.px_per_mm,
+                                         parallax=frame.camera.parallax())))
+    return frames
+
+
+def test_dice_pressed_face_to_face_are_read_each_by_its_own_outline() -> None:
+    """Two dice of one colour pressed together are one region of their body colour, long like
+    a die on its edge: a 5 and a 2 (frame 13 of these), the 5 was called cocked. Each die's
+    outline now ends halfway to the other's centre."""
+    frame, reader = _pressed_together(11, 14)[13]
+    labels = [LabelledDie(d.value, box, False)
+              for d, box in zip(frame.dice, frame.dice_boxes, strict=True)]
+    got = [(r.value, r.box) for r in reader.read(frame.image)]
+    assert score_image(got, labels).right == 2, (got, labels)
+
+
+def test_dice_pressed_face_to_face_are_read_or_asked_for_again_never_misread() -> None:
+    """40 frames of two flat dice pressed together: measured 74 of 80 read right (70 before
+    each die's outline ended halfway to the other's, 64 before the faces of one die were
+    told from two dice by 0.8 rather than 0.9 die sizes); the others are called cocked."""
+    right = misread = 0
+    for frame, reader in _pressed_together(11, 40):
+        labels = [LabelledDie(d.value, box) for d, box in
+                  zip(frame.dice, frame.dice_boxes, strict=True)]
+        got = [(r.value, r.box) for r in reader.read(frame.image)]
+        right += score_image(got, labels).right
+        valued = score_image([(v, box) for v, box in got if v is not None], labels)
+        misread += valued.wrong_value + valued.false_dice
+    assert misread == 0
+    assert right >= 70, right
 
 
 def test_tall_checker_stacks_are_rarely_taken_for_dice() -> None:
@@ -232,12 +273,12 @@ def test_the_two_faces_of_a_cocked_die_are_not_two_dice() -> None:
 
 
 def test_two_faces_nearer_than_a_die_are_one_cocked_die() -> None:
-    """A cocked 4 on the Mensch board (seed 82, frame 34) shows its top face and a side face,
-    0.86 die sizes apart: the detector finds both, the classifier reads them as a 1 and a 5,
-    neither looking cocked, and each face's own outline is a flat face's. Two flat dice lie a
-    die apart at least, so with the table's die size known they are one die on its edge
+    """A cocked 6 on the Mensch board (seed 82, frame 54) shows its top face and a side face,
+    0.69 die sizes apart: the detector finds both, the classifier reads them as a 6 and a 2,
+    neither looking cocked, and each face's own outline is a flat face's. Two flat dice lie
+    about a die apart, so with the table's die size known they are one die on its edge
     (`DiceReader._two_faces`); before, they were two dice, one of them false."""
-    image, frame, reader = _mensch_folder_frame(82, 34)
+    image, frame, reader = _mensch_folder_frame(82, 54)
     (die,), (box,) = frame.dice, frame.dice_boxes
     assert die.cocked, die
     readings = reader.read(image)
@@ -248,12 +289,12 @@ def test_two_faces_nearer_than_a_die_are_one_cocked_die() -> None:
 
 def test_dice_a_die_apart_are_two_dice_and_nearer_one_cocked_die() -> None:
     """The rule behind the test above, on its own: readings of the detector's candidates a die
-    apart (flat dice side by side) are both kept; 0.8 die sizes apart, the weaker is the
+    apart (flat dice side by side) are both kept; 0.75 die sizes apart, the weaker is the
     stronger's second face and the stronger is cocked. Without a calibration (photos of dice
     of many sizes read at one nominal size) nothing is merged."""
     reader = DiceReader(die_size_px=20.0, parallax=Parallax.of_camera((640.0, 360.0), 700.0))
     c = [dm.Candidate(100.0, 100.0, 20.0, 20.0, 0.9), dm.Candidate(120.0, 100.0, 20.0, 20.0, 0.8),
-         dm.Candidate(300.0, 100.0, 20.0, 20.0, 0.9), dm.Candidate(316.0, 100.0, 20.0, 20.0, 0.8)]
+         dm.Candidate(300.0, 100.0, 20.0, 20.0, 0.9), dm.Candidate(315.0, 100.0, 20.0, 20.0, 0.8)]
     chosen = [(i, (0, 0, 1, 1)) for i in range(4)]
     kept, cocked = reader._two_faces(c, chosen)
     assert [i for i, _ in kept] == [0, 1, 2] and cocked == {2}

@@ -91,6 +91,8 @@ class Sample:
         self.faces = self.boxes if faces is None else faces.astype(np.float32).reshape(-1, 4)
         self.values = values
         self.cocked = cocked if cocked is not None else np.zeros(len(values), bool)
+        #: dice the classifier may learn a value from (all but those shrunk past reading)
+        self.readable = np.ones(len(values), bool)
         self.hard_negatives: list[tuple[float, float, float]] = []
 
 
@@ -111,7 +113,6 @@ def load_samples(data: Path, val_every: int) -> tuple[list[Sample], list]:
 def render_samples(count: int, seed: int) -> list[Sample]:
     """Frames from the project's renderer (both boards, some dice cocked): the only source of
     cocked dice, and of the table's own look (board, checkers, pieces) for the detector."""
-    from vision.dice import top_face
     from vision.render_board import DIE_SIZE_MM
     from vision.render_dataset import random_scene
     from vision.renderer import render
@@ -125,14 +126,85 @@ def render_samples(count: int, seed: int) -> list[Sample]:
         boxes = np.array(frame.dice_boxes, np.float32)
         values = np.array([d.value for d in frame.dice], np.int64)
         cocked = np.array([d.cocked for d in frame.dice], bool)
-        parallax = frame.camera.parallax()
-        faces = boxes.copy()
-        for j, (x0, y0, x1, y1) in enumerate(boxes.tolist()):
-            cx, cy, fw, fh = top_face((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0, parallax)
-            faces[j] = (cx - fw / 2, cy - fh / 2, cx + fw / 2, cy + fh / 2)
         samples.append(Sample(frame.image, boxes, values, cocked,
-                              die_px=DIE_SIZE_MM * frame.camera.px_per_mm, faces=faces))
+                              die_px=DIE_SIZE_MM * frame.camera.px_per_mm,
+                              faces=top_faces(boxes, frame.camera.parallax())))
     return samples
+
+
+def top_faces(boxes: np.ndarray, parallax) -> np.ndarray:
+    """Each rendered die's top face as the reader at the table estimates it from its box."""
+    from vision.dice import top_face
+
+    faces = boxes.copy()
+    for j, (x0, y0, x1, y1) in enumerate(boxes.tolist()):
+        cx, cy, fw, fh = top_face((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0, parallax)
+        faces[j] = (cx - fw / 2, cy - fh / 2, cx + fw / 2, cy + fh / 2)
+    return faces
+
+
+def _dice_patch(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                               np.ndarray, float]:
+    """One rendered frame cut to its dice and two die sizes around them (a worker's job)."""
+    from vision.render_board import DIE_SIZE_MM
+    from vision.render_dataset import random_scene
+    from vision.renderer import render
+
+    seed, i = job
+    rng = np.random.default_rng([seed, i])
+    game = ("backgammon", "maedn")[i % 2]
+    scene = random_scene(rng, game, players=int(rng.integers(2, 5)), cocked=0.35)
+    frame = render(scene, seed * 1_000_003 + i)
+    die_px = DIE_SIZE_MM * frame.camera.px_per_mm
+    boxes = np.array(frame.dice_boxes, np.float32)
+    h, w = frame.image.shape[:2]
+    x0 = max(0, int(boxes[:, 0].min() - 2 * die_px))
+    y0 = max(0, int(boxes[:, 1].min() - 2 * die_px))
+    x1 = min(w, int(boxes[:, 2].max() + 2 * die_px))
+    y1 = min(h, int(boxes[:, 3].max() + 2 * die_px))
+    image = frame.image[y0:y1, x0:x1].copy()
+    if rng.random() < 0.5:  # stored as the dataset writer stores frames
+        image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1],
+                             cv2.IMREAD_COLOR)
+    faces = top_faces(boxes, frame.camera.parallax())
+    shift = np.array([x0, y0, x0, y0], np.float32)
+    values = np.array([d.value for d in frame.dice], np.int64)
+    cocked = np.array([d.cocked for d in frame.dice], bool)
+    return image, boxes - shift, values, cocked, faces - shift, die_px
+
+
+def render_patches(count: int, seed: int, workers: int) -> list[Sample]:
+    """Many more rendered dice than `render_samples` can hold whole frames of: each frame is
+    kept only around its dice, so thousands of throws (every blur, camera and light) fit."""
+    from multiprocessing import Pool
+
+    jobs = [(seed, i) for i in range(count)]
+    with Pool(workers) as pool:
+        parts = pool.map(_dice_patch, jobs, chunksize=16)
+    return [Sample(image, boxes, values, cocked, die_px=die_px, faces=faces)
+            for image, boxes, values, cocked, faces, die_px in parts]
+
+
+def table_scale_photos(photos: list[Sample], copies: int, seed: int) -> list[Sample]:
+    """Real dice as the table camera sees them: each train photo shrunk so its median die is
+    13-19 px wide, then blurred, noised and JPEG-compressed as the renderer's camera does.
+    The photos' dice differ in size; those shrunk below 12.5 px teach no value."""
+    from vision.renderer import blur_noise_jpeg
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for s in photos:
+        if not len(s.boxes):
+            continue
+        sizes = np.maximum(s.boxes[:, 2] - s.boxes[:, 0], s.boxes[:, 3] - s.boxes[:, 1])
+        for _ in range(copies):
+            target = rng.uniform(13.0, 19.0)
+            k = target / float(np.median(sizes))
+            small = cv2.resize(s.image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+            copy = Sample(blur_noise_jpeg(small, rng), s.boxes * k, s.values, die_px=target)
+            copy.readable = sizes * k >= 12.5  # the table's dice are 13-19 px wide
+            out.append(copy)
+    return out
 
 
 def colour_jitter(img: np.ndarray, rng: random.Random, allow_invert: bool) -> np.ndarray:
@@ -211,8 +283,17 @@ def focal_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
 
 
-def pick(real: list[Sample], rendered: list[Sample], rng: random.Random, share: float) -> Sample:
-    """A random train image: real photos, and rendered frames with probability `share`."""
+def pick(real: list[Sample], rendered: list[Sample], rng: random.Random, share: float,
+         extra: tuple[tuple[list[Sample], float], ...] = ()) -> Sample:
+    """A random train image: real photos, and rendered frames with probability `share`;
+    `extra` pools (samples, probability) come first (with no extra pool the draws are those
+    of the committed models' commands)."""
+    if extra:
+        u = rng.random()
+        for pool, p in extra:
+            if u < p and pool:
+                return rng.choice(pool)
+            u -= p
     if rendered and rng.random() < share:
         return rng.choice(rendered)
     return rng.choice(real)
@@ -261,7 +342,7 @@ def classifier_example(s: Sample, rng: random.Random, kind: str,
     label = dm.NOT_A_DIE
     if kind == "die" or (kind == "near" and len(sizes) == 0):
         kind = "die" if len(sizes) else "background"
-    chosen = np.flatnonzero(s.cocked if kind == "cocked" else ~s.cocked)
+    chosen = np.flatnonzero(s.cocked if kind == "cocked" else ~s.cocked & s.readable)
     if kind in ("die", "cocked") and len(chosen) == 0:
         kind = "background"
     if kind in ("die", "cocked"):
@@ -355,11 +436,21 @@ def freeze_batch_norms(net: nn.Module) -> None:
             m.eval()
 
 
+#: Kinds of classifier crops that show no die (see `classifier_example`).
+NEGATIVE_KINDS = ("near", "background", "hard")
+
+
 def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, batch: int,
                      seed: int, lr: float = 3e-3, init: Path | None = None,
-                     tilt: float = 0.0, rendered_share: float = 0.1) -> nn.Module:
+                     tilt: float = 0.0, rendered_share: float = 0.1,
+                     extra: tuple[tuple[list[Sample], float], ...] = (),
+                     negative_share: float | None = None) -> nn.Module:
     """Train (or, from `init`, fine-tune) the crop classifier with a one-cycle learning rate;
-    `rendered_share` of the crops come from rendered frames (the table camera's small dice)."""
+    `rendered_share` of the crops come from rendered frames (the table camera's small dice),
+    and each `extra` pool's share from it (see `pick`). With `negative_share`, the crops that
+    are no die come from whole rendered frames with that probability, else from the photos:
+    the extra pools hold little but dice, and the reader must learn the whole board's look
+    (checkers, pieces, markers) as not a die."""
     rng = random.Random(seed)
     net = make_classifier() if init is None else load_classifier_onnx(init)
     net.train()
@@ -368,12 +459,17 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     kinds = ["die"] * 6 + ["cocked"] * 2 + ["near", "background", "hard", "hard"]
-    with_cocked = [s for s in rendered if s.cocked.any()]  # the photos have no cocked dice
+    # the photos have no cocked dice
+    with_cocked = [s for pool in [rendered] + [p for p, _ in extra] for s in pool
+                   if s.cocked.any()]
     start = time.time()
     for step in range(steps):
         chosen = [rng.choice(kinds) for _ in range(batch)]
         picks = [(rng.choice(with_cocked) if kind == "cocked" and with_cocked
-                  else pick(real, rendered, rng, rendered_share), kind) for kind in chosen]
+                  else pick(real, rendered, rng, negative_share)
+                  if negative_share is not None and kind in NEGATIVE_KINDS
+                  else pick(real, rendered, rng, rendered_share, extra), kind)
+                 for kind in chosen]
         exs = [classifier_example(s, rng, kind, tilt) for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         y = torch.tensor([e[1] for e in exs])
@@ -434,6 +530,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="frames from vision.renderer to add (cocked dice come only from them)")
     parser.add_argument("--rendered-share", type=float, default=0.1,
                         help="share of classifier crops taken from the rendered frames")
+    parser.add_argument("--patches", type=int, default=0,
+                        help="rendered frames kept only around their dice (see render_patches)")
+    parser.add_argument("--patch-share", type=float, default=0.0,
+                        help="share of classifier crops taken from those patches")
+    parser.add_argument("--small-photos", type=int, default=0,
+                        help="copies of each train photo at the table camera's scale")
+    parser.add_argument("--small-share", type=float, default=0.0,
+                        help="share of classifier crops taken from those copies")
+    parser.add_argument("--negative-share", type=float,
+                        help="share of the crops showing no die taken from whole rendered "
+                             "frames (default: drawn like the dice)")
+    parser.add_argument("--classifier-file", default=dm.CLASSIFIER_FILE.name,
+                        help="file name of the exported classifier in --out")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes rendering the patches")
     parser.add_argument("--reuse-detector", action="store_true",
                         help="keep the detector already in --out, train only the classifier")
     parser.add_argument("--seed", type=int, default=5)
@@ -446,18 +557,24 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     samples, val = load_samples(args.data, args.val_every)
     rendered = render_samples(args.rendered, args.seed) if args.rendered else []
-    log.info("%d train photos, %d held out, %d rendered frames", len(samples), len(val),
-             len(rendered))
+    patches = render_patches(args.patches, args.seed, args.workers) if args.patches else []
+    small = table_scale_photos(samples, args.small_photos, args.seed)
+    log.info("%d train photos, %d held out, %d rendered frames, %d patches, %d small photos",
+             len(samples), len(val), len(rendered), len(patches), len(small))
     detector_file = args.out / dm.DETECTOR_FILE.name
     if not args.reuse_detector:
         detector = train_detector(samples, rendered, args.detector_steps, 16, args.seed)
         export(detector, torch.zeros(1, 3, 320, 320), detector_file, {2: "height", 3: "width"})
-    log.info("%d hard negatives mined", mine_hard_negatives(detector_file, samples + rendered))
+    log.info("%d hard negatives mined",
+             mine_hard_negatives(detector_file, samples + rendered + patches + small))
+    extra = tuple((pool, share) for pool, share in ((patches, args.patch_share),
+                                                     (small, args.small_share)) if pool)
     classifier = train_classifier(samples, rendered, args.classifier_steps,
                                   args.classifier_batch, args.seed, args.classifier_lr,
-                                  args.init_classifier, args.tilt, args.rendered_share)
+                                  args.init_classifier, args.tilt, args.rendered_share, extra,
+                                  args.negative_share)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
-           args.out / dm.CLASSIFIER_FILE.name, {0: "batch"})
+           args.out / args.classifier_file, {0: "batch"})
     if val:
         from vision.dice import DiceReader
         from vision.dice_eval import evaluate

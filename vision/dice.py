@@ -61,7 +61,8 @@ class DiceReader:
 
     `die_size_px` is the expected die width in the images (the models were trained on ~40 px
     dice; other sizes are rescaled for the detector so that dice are `detector_die_px` wide
-    there: 20 px by default, the middle of what it was trained on, 14–29 px). Thresholds:
+    there: 20 px by default, the middle of what it was trained on, 14–29 px); dice narrower
+    than `dm.TABLE_DIE_PX` are read by the table camera's own classifier. Thresholds:
     `detect_threshold` on the detector's heat, `die_threshold` on the classifier's probability
     that a crop is a die, `read_threshold` on the probability of the best value (below it the
     die counts as cocked; so does a die the classifier finds more likely cocked than showing
@@ -101,17 +102,19 @@ class DiceReader:
         duplicate_box: float = 0.8,
         parallax: Parallax | None = None,
     ) -> None:
+        if die_size_px <= 0:
+            raise ValueError(f"die_size_px must be positive, got {die_size_px}")
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
         self._detector = _load_net(folder / dm.DETECTOR_FILE.name)
-        self._classifier = _load_net(folder / dm.CLASSIFIER_FILE.name)
+        classifier_file = folder / (dm.TABLE_CLASSIFIER_FILE.name if die_size_px < dm.TABLE_DIE_PX
+                                    else dm.CLASSIFIER_FILE.name)
+        self._classifier = _load_net(classifier_file)
         self._classifier.setInput(np.zeros((1, 3, dm.CROP_SIZE, dm.CROP_SIZE), np.float32))
         classes = self._classifier.forward().size
         if classes != dm.NUM_CLASSES:
-            raise DiceModelError(f"{folder / dm.CLASSIFIER_FILE.name}: {classes} classes, the "
-                                 f"reader needs {dm.NUM_CLASSES} (train it anew with "
+            raise DiceModelError(f"{classifier_file}: {classes} classes, the reader needs "
+                                 f"{dm.NUM_CLASSES} (train it anew with "
                                  "tools/train_dice_model.py)")
-        if die_size_px <= 0:
-            raise ValueError(f"die_size_px must be positive, got {die_size_px}")
         self.die_size_px = die_size_px
         if detector_die_px <= 0:
             raise ValueError(f"detector_die_px must be positive, got {detector_die_px}")

@@ -3,7 +3,9 @@
 Stage 1, the *detector*, is a fully convolutional CenterNet-style net run on the photo at half
 size: per cell of stride 8 it gives a centre heat-map, a sub-cell offset and the box size.
 Stage 2, the *classifier*, looks at a square crop around each candidate at full resolution
-(pips can be 5 px wide) and says not-a-die, 1..6 or cocked. Both run through OpenCV's DNN
+(pips can be 5 px wide) and says not-a-die, 1..6 or cocked; dice narrower than `TABLE_DIE_PX`
+(the table camera's) go to a classifier of the same shape trained for them. All run through
+OpenCV's DNN
 module from ONNX files in `vision/models/`; `tools/train_dice_model.py` trains them with
 PyTorch and imports the constants and helpers below, so training and reading cannot drift
 apart.
@@ -23,6 +25,12 @@ log = logging.getLogger(__name__)
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 DETECTOR_FILE = MODEL_DIR / "dice_detector.onnx"
 CLASSIFIER_FILE = MODEL_DIR / "dice_classifier.onnx"
+#: The classifier for the table camera's small dice (trained on rendered frames and on the
+#: photos shrunk to that scale through the camera's blur, noise and JPEG).
+TABLE_CLASSIFIER_FILE = MODEL_DIR / "dice_classifier_table.onnx"
+#: Dice narrower than this many pixels are read by the table classifier: the table camera's
+#: are 13-19 px wide, the photos' 25-50 px.
+TABLE_DIE_PX = 24.0
 
 #: The detector sees the photo at this scale when dice are `REFERENCE_DIE_PX` wide.
 DETECTOR_SCALE = 0.5

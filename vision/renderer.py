@@ -206,7 +206,7 @@ def render(scene: Scene, seed: int, camera: Camera | None = None,
         _draw_arm(image, camera, board_geo.width, board_geo.height, rng, draw_arm=scene.hand)
     image = _light(image, rng, scene)
     if not scene.clean:
-        image = _blur_noise_jpeg(image, rng)
+        image = blur_noise_jpeg(image, rng)
     boxes = []
     for die in dice:
         pts = camera.project(die.outline(camera.position))
@@ -299,7 +299,10 @@ def _light(image: np.ndarray, rng: np.random.Generator, scene: Scene) -> np.ndar
     return np.clip(image * gain[..., None], 0, 255).astype(np.uint8)
 
 
-def _blur_noise_jpeg(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def blur_noise_jpeg(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """What the table camera does to a picture: motion blur of 1-3.5 px at any angle, sensor
+    noise, JPEG at quality 70-92 (also applied to real dice photos shrunk to the table
+    camera's scale when training the classifier for its small dice)."""
     length = rng.uniform(1.0, 3.5)
     angle = rng.uniform(0, math.pi)
     size = 7

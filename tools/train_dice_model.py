@@ -113,63 +113,55 @@ def load_samples(data: Path, val_every: int) -> tuple[list[Sample], list]:
 def render_samples(count: int, seed: int) -> list[Sample]:
     """Frames from the project's renderer (both boards, some dice cocked): the only source of
     cocked dice, and of the table's own look (board, checkers, pieces) for the detector."""
+    rng = np.random.default_rng(seed)
+    samples = []
+    for i in range(count):
+        image, boxes, values, cocked, faces, die_px = _render_throw(rng, i, seed * 100_003 + i)
+        samples.append(Sample(image, boxes, values, cocked, die_px=die_px, faces=faces))
+    return samples
+
+
+#: A rendered throw: image, dice boxes, values, cocked flags, top faces, die width in pixels.
+Throw = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]
+
+
+def _render_throw(rng: np.random.Generator, i: int, frame_seed: int) -> Throw:
+    """A random position of one board (alternating with `i`), 35 % of dice cocked, rendered;
+    each die's top face as the reader at the table estimates it from its box."""
+    from vision.dice import top_face
     from vision.render_board import DIE_SIZE_MM
     from vision.render_dataset import random_scene
     from vision.renderer import render
 
-    rng = np.random.default_rng(seed)
-    samples = []
-    for i in range(count):
-        game = ("backgammon", "maedn")[i % 2]
-        scene = random_scene(rng, game, players=int(rng.integers(2, 5)), cocked=0.35)
-        frame = render(scene, seed * 100_003 + i)
-        boxes = np.array(frame.dice_boxes, np.float32)
-        values = np.array([d.value for d in frame.dice], np.int64)
-        cocked = np.array([d.cocked for d in frame.dice], bool)
-        samples.append(Sample(frame.image, boxes, values, cocked,
-                              die_px=DIE_SIZE_MM * frame.camera.px_per_mm,
-                              faces=top_faces(boxes, frame.camera.parallax())))
-    return samples
-
-
-def top_faces(boxes: np.ndarray, parallax) -> np.ndarray:
-    """Each rendered die's top face as the reader at the table estimates it from its box."""
-    from vision.dice import top_face
-
+    game = ("backgammon", "maedn")[i % 2]
+    scene = random_scene(rng, game, players=int(rng.integers(2, 5)), cocked=0.35)
+    frame = render(scene, frame_seed)
+    boxes = np.array(frame.dice_boxes, np.float32)
+    parallax = frame.camera.parallax()
     faces = boxes.copy()
     for j, (x0, y0, x1, y1) in enumerate(boxes.tolist()):
         cx, cy, fw, fh = top_face((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0, parallax)
         faces[j] = (cx - fw / 2, cy - fh / 2, cx + fw / 2, cy + fh / 2)
-    return faces
+    values = np.array([d.value for d in frame.dice], np.int64)
+    cocked = np.array([d.cocked for d in frame.dice], bool)
+    return frame.image, boxes, values, cocked, faces, DIE_SIZE_MM * frame.camera.px_per_mm
 
 
-def _dice_patch(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                               np.ndarray, float]:
-    """One rendered frame cut to its dice and two die sizes around them (a worker's job)."""
-    from vision.render_board import DIE_SIZE_MM
-    from vision.render_dataset import random_scene
-    from vision.renderer import render
-
+def _dice_patch(job: tuple[int, int]) -> Throw:
+    """One rendered throw cut to its dice and two die sizes around them (a worker's job)."""
     seed, i = job
     rng = np.random.default_rng([seed, i])
-    game = ("backgammon", "maedn")[i % 2]
-    scene = random_scene(rng, game, players=int(rng.integers(2, 5)), cocked=0.35)
-    frame = render(scene, seed * 1_000_003 + i)
-    die_px = DIE_SIZE_MM * frame.camera.px_per_mm
-    boxes = np.array(frame.dice_boxes, np.float32)
-    h, w = frame.image.shape[:2]
+    image, boxes, values, cocked, faces, die_px = _render_throw(rng, i, seed * 1_000_003 + i)
+    h, w = image.shape[:2]
     x0 = max(0, int(boxes[:, 0].min() - 2 * die_px))
     y0 = max(0, int(boxes[:, 1].min() - 2 * die_px))
     x1 = min(w, int(boxes[:, 2].max() + 2 * die_px))
     y1 = min(h, int(boxes[:, 3].max() + 2 * die_px))
-    image = frame.image[y0:y1, x0:x1].copy()
+    image = image[y0:y1, x0:x1].copy()
     if rng.random() < 0.5:  # stored as the dataset writer stores frames
         image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1],
                              cv2.IMREAD_COLOR)
-    faces = top_faces(boxes, frame.camera.parallax())
     shift = np.array([x0, y0, x0, y0], np.float32)
-    values = np.array([d.value for d in frame.dice], np.int64)
-    cocked = np.array([d.cocked for d in frame.dice], bool)
     return image, boxes - shift, values, cocked, faces - shift, die_px
 
 

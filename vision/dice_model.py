@@ -5,10 +5,9 @@ size: per cell of stride 8 it gives a centre heat-map, a sub-cell offset and the
 Stage 2, the *classifier*, looks at a square crop around each candidate at full resolution
 (pips can be 5 px wide) and says not-a-die, 1..6 or cocked; dice narrower than `TABLE_DIE_PX`
 (the table camera's) go to a classifier of the same shape trained for them. All run through
-OpenCV's DNN
-module from ONNX files in `vision/models/`; `tools/train_dice_model.py` trains them with
-PyTorch and imports the constants and helpers below, so training and reading cannot drift
-apart.
+OpenCV's DNN module from ONNX files in `vision/models/`; `tools/train_dice_model.py` trains
+them with PyTorch and imports the constants and helpers below, so training and reading cannot
+drift apart.
 """
 
 from __future__ import annotations

@@ -94,6 +94,8 @@ class Sample:
         #: dice the classifier may learn a value from (all but those shrunk past reading)
         self.readable = np.ones(len(values), bool)
         self.hard_negatives: list[tuple[float, float, float]] = []
+        #: where the detector finds the cocked dice (centre, size): mostly one face of each
+        self.cocked_views: list[tuple[float, float, float]] = []
 
 
 def load_samples(data: Path, val_every: int) -> tuple[list[Sample], list]:
@@ -321,9 +323,13 @@ def train_detector(real: list[Sample], rendered: list[Sample], steps: int, batch
 
 
 def classifier_example(s: Sample, rng: random.Random, kind: str,
-                       tilt: float = 0.0) -> tuple[np.ndarray, int]:
+                       tilt: float = 0.0, cocked_views: float = 0.0) -> tuple[np.ndarray, int]:
     """A crop as the reader would take it: a jittered flat die (its value), a cocked die
     (`dm.COCKED`) or a negative (`dm.NOT_A_DIE`).
+
+    With `cocked_views` > 0, that share of the cocked crops is cut where the detector found
+    the die (`Sample.cocked_views`): the reader sees a cocked die through the detector, which
+    mostly finds one face of it, a quarter die off the die's centre and smaller than the die.
 
     With `tilt` > 0, half the crops are also seen through a random perspective (each corner
     moved by up to `tilt` crop sides), as the camera sees dice off the centre of its view.
@@ -337,7 +343,13 @@ def classifier_example(s: Sample, rng: random.Random, kind: str,
     chosen = np.flatnonzero(s.cocked if kind == "cocked" else ~s.cocked & s.readable)
     if kind in ("die", "cocked") and len(chosen) == 0:
         kind = "background"
-    if kind in ("die", "cocked"):
+    if kind == "cocked" and cocked_views > 0 and s.cocked_views and rng.random() < cocked_views:
+        cx, cy, size = rng.choice(s.cocked_views)
+        cx += rng.uniform(-1, 1)
+        cy += rng.uniform(-1, 1)
+        size *= rng.uniform(0.9, 1.1)
+        label = dm.COCKED
+    elif kind in ("die", "cocked"):
         i = int(chosen[rng.randrange(len(chosen))])
         size = float(sizes[i]) * rng.uniform(0.85, 1.15)
         cx = centres[i, 0] + rng.uniform(-0.12, 0.12) * sizes[i]
@@ -360,7 +372,7 @@ def classifier_example(s: Sample, rng: random.Random, kind: str,
     if label == dm.NOT_A_DIE and len(sizes):
         d = np.hypot(centres[:, 0] - cx, centres[:, 1] - cy)
         if (d < 0.45 * sizes).any():
-            return classifier_example(s, rng, "background", tilt)
+            return classifier_example(s, rng, "background", tilt, cocked_views)
     side = dm.crop_side(size, size)
     m = dm.crop_matrix(cx, cy, side, rng.uniform(0, 360))
     if rng.random() < 0.5:
@@ -436,13 +448,14 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
                      seed: int, lr: float = 3e-3, init: Path | None = None,
                      tilt: float = 0.0, rendered_share: float = 0.1,
                      extra: tuple[tuple[list[Sample], float], ...] = (),
-                     negative_share: float | None = None) -> nn.Module:
+                     negative_share: float | None = None,
+                     cocked_views: float = 0.0) -> nn.Module:
     """Train (or, from `init`, fine-tune) the crop classifier with a one-cycle learning rate;
     `rendered_share` of the crops come from rendered frames (the table camera's small dice),
     and each `extra` pool's share from it (see `pick`). With `negative_share`, the crops that
     are no die come from whole rendered frames with that probability, else from the photos:
     the extra pools hold little but dice, and the reader must learn the whole board's look
-    (checkers, pieces, markers) as not a die."""
+    (checkers, pieces, markers) as not a die. `cocked_views`: see `classifier_example`."""
     rng = random.Random(seed)
     net = make_classifier() if init is None else load_classifier_onnx(init)
     net.train()
@@ -462,7 +475,7 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
                   if negative_share is not None and kind in NEGATIVE_KINDS
                   else pick(real, rendered, rng, rendered_share, extra), kind)
                  for kind in chosen]
-        exs = [classifier_example(s, rng, kind, tilt) for s, kind in picks]
+        exs = [classifier_example(s, rng, kind, tilt, cocked_views) for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         y = torch.tensor([e[1] for e in exs])
         out = net(x)
@@ -478,10 +491,11 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
     return net.eval()
 
 
-def mine_hard_negatives(detector_file: Path, samples: list[Sample]) -> int:
-    """Peaks of the exported detector away from every labelled die (tray holes, specks)."""
+def mine_detector_views(detector_file: Path, samples: list[Sample]) -> tuple[int, int]:
+    """Peaks of the exported detector away from every labelled die (tray holes, specks: hard
+    negatives), and those on cocked dice (`Sample.cocked_views`); how many of each."""
     net = cv2.dnn.readNetFromONNX(str(detector_file))
-    count = 0
+    count = views = 0
     for s in samples:
         net.setInput(dm.to_blob([dm.detector_input(s.image, s.det_scale)]))
         out = net.forward()[0]
@@ -493,7 +507,10 @@ def mine_hard_negatives(detector_file: Path, samples: list[Sample]) -> int:
             if not inside.any():
                 s.hard_negatives.append((c.cx, c.cy, max(c.width, c.height)))
                 count += 1
-    return count
+            elif s.cocked[inside].any() and c.score >= 0.3:  # the reader's detect_threshold
+                s.cocked_views.append((c.cx, c.cy, max(c.width, c.height)))
+                views += 1
+    return count, views
 
 
 def export(net: nn.Module, example: torch.Tensor, path: Path, dynamic: dict) -> None:
@@ -533,6 +550,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--negative-share", type=float,
                         help="share of the crops showing no die taken from whole rendered "
                              "frames (default: drawn like the dice)")
+    parser.add_argument("--cocked-views", type=float, default=0.0,
+                        help="share of the cocked crops cut where the detector finds the die")
     parser.add_argument("--classifier-file", default=dm.CLASSIFIER_FILE.name,
                         help="file name of the exported classifier in --out")
     parser.add_argument("--workers", type=int, default=1,
@@ -557,14 +576,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.reuse_detector:
         detector = train_detector(samples, rendered, args.detector_steps, 16, args.seed)
         export(detector, torch.zeros(1, 3, 320, 320), detector_file, {2: "height", 3: "width"})
-    log.info("%d hard negatives mined",
-             mine_hard_negatives(detector_file, samples + rendered + patches + small))
+    log.info("%d hard negatives and %d views of cocked dice mined",
+             *mine_detector_views(detector_file, samples + rendered + patches + small))
     extra = tuple((pool, share) for pool, share in ((patches, args.patch_share),
                                                      (small, args.small_share)) if pool)
     classifier = train_classifier(samples, rendered, args.classifier_steps,
                                   args.classifier_batch, args.seed, args.classifier_lr,
                                   args.init_classifier, args.tilt, args.rendered_share, extra,
-                                  args.negative_share)
+                                  args.negative_share, args.cocked_views)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / args.classifier_file, {0: "batch"})
     if val:

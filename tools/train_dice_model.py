@@ -96,6 +96,8 @@ class Sample:
         self.hard_negatives: list[tuple[float, float, float]] = []
         #: where the detector finds the cocked dice (centre, size): mostly one face of each
         self.cocked_views: list[tuple[float, float, float]] = []
+        #: where the detector finds the flat dice (centre, size, value): a face off the centre too
+        self.flat_views: list[tuple[float, float, float, int]] = []
 
 
 def load_samples(data: Path, val_every: int) -> tuple[list[Sample], list]:
@@ -323,13 +325,17 @@ def train_detector(real: list[Sample], rendered: list[Sample], steps: int, batch
 
 
 def classifier_example(s: Sample, rng: random.Random, kind: str,
-                       tilt: float = 0.0, cocked_views: float = 0.0) -> tuple[np.ndarray, int]:
+                       tilt: float = 0.0, cocked_views: float = 0.0,
+                       flat_views: float = 0.0) -> tuple[np.ndarray, int]:
     """A crop as the reader would take it: a jittered flat die (its value), a cocked die
     (`dm.COCKED`) or a negative (`dm.NOT_A_DIE`).
 
     With `cocked_views` > 0, that share of the cocked crops is cut where the detector found
     the die (`Sample.cocked_views`): the reader sees a cocked die through the detector, which
     mostly finds one face of it, a quarter die off the die's centre and smaller than the die.
+    `flat_views` does the same for the flat dice (`Sample.flat_views`): their candidates too
+    may lie off the top face, on a side face the camera sees or between two dice pressed
+    together, and must still read as the die's value.
 
     With `tilt` > 0, half the crops are also seen through a random perspective (each corner
     moved by up to `tilt` crop sides), as the camera sees dice off the centre of its view.
@@ -349,6 +355,11 @@ def classifier_example(s: Sample, rng: random.Random, kind: str,
         cy += rng.uniform(-1, 1)
         size *= rng.uniform(0.9, 1.1)
         label = dm.COCKED
+    elif kind == "die" and flat_views > 0 and s.flat_views and rng.random() < flat_views:
+        cx, cy, size, label = rng.choice(s.flat_views)
+        cx += rng.uniform(-1, 1)
+        cy += rng.uniform(-1, 1)
+        size *= rng.uniform(0.9, 1.1)
     elif kind in ("die", "cocked"):
         i = int(chosen[rng.randrange(len(chosen))])
         size = float(sizes[i]) * rng.uniform(0.85, 1.15)
@@ -372,7 +383,7 @@ def classifier_example(s: Sample, rng: random.Random, kind: str,
     if label == dm.NOT_A_DIE and len(sizes):
         d = np.hypot(centres[:, 0] - cx, centres[:, 1] - cy)
         if (d < 0.45 * sizes).any():
-            return classifier_example(s, rng, "background", tilt, cocked_views)
+            return classifier_example(s, rng, "background", tilt, cocked_views, flat_views)
     side = dm.crop_side(size, size)
     m = dm.crop_matrix(cx, cy, side, rng.uniform(0, 360))
     if rng.random() < 0.5:
@@ -449,13 +460,14 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
                      tilt: float = 0.0, rendered_share: float = 0.1,
                      extra: tuple[tuple[list[Sample], float], ...] = (),
                      negative_share: float | None = None,
-                     cocked_views: float = 0.0) -> nn.Module:
+                     cocked_views: float = 0.0, flat_views: float = 0.0) -> nn.Module:
     """Train (or, from `init`, fine-tune) the crop classifier with a one-cycle learning rate;
     `rendered_share` of the crops come from rendered frames (the table camera's small dice),
     and each `extra` pool's share from it (see `pick`). With `negative_share`, the crops that
     are no die come from whole rendered frames with that probability, else from the photos:
     the extra pools hold little but dice, and the reader must learn the whole board's look
-    (checkers, pieces, markers) as not a die. `cocked_views`: see `classifier_example`."""
+    (checkers, pieces, markers) as not a die. `cocked_views`, `flat_views`: see
+    `classifier_example`."""
     rng = random.Random(seed)
     net = make_classifier() if init is None else load_classifier_onnx(init)
     net.train()
@@ -475,7 +487,8 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
                   if negative_share is not None and kind in NEGATIVE_KINDS
                   else pick(real, rendered, rng, rendered_share, extra), kind)
                  for kind in chosen]
-        exs = [classifier_example(s, rng, kind, tilt, cocked_views) for s, kind in picks]
+        exs = [classifier_example(s, rng, kind, tilt, cocked_views, flat_views)
+               for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         y = torch.tensor([e[1] for e in exs])
         out = net(x)
@@ -491,11 +504,12 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
     return net.eval()
 
 
-def mine_detector_views(detector_file: Path, samples: list[Sample]) -> tuple[int, int]:
+def mine_detector_views(detector_file: Path, samples: list[Sample]) -> tuple[int, int, int]:
     """Peaks of the exported detector away from every labelled die (tray holes, specks: hard
-    negatives), and those on cocked dice (`Sample.cocked_views`); how many of each."""
+    negatives), those on cocked dice (`Sample.cocked_views`) and those on exactly one readable
+    flat die (`Sample.flat_views`); how many of each."""
     net = cv2.dnn.readNetFromONNX(str(detector_file))
-    count = views = 0
+    count = views = flat = 0
     for s in samples:
         net.setInput(dm.to_blob([dm.detector_input(s.image, s.det_scale)]))
         out = net.forward()[0]
@@ -507,10 +521,16 @@ def mine_detector_views(detector_file: Path, samples: list[Sample]) -> tuple[int
             if not inside.any():
                 s.hard_negatives.append((c.cx, c.cy, max(c.width, c.height)))
                 count += 1
-            elif s.cocked[inside].any() and c.score >= 0.3:  # the reader's detect_threshold
+            elif c.score < 0.3:  # below the reader's detect_threshold
+                continue
+            elif s.cocked[inside].any():
                 s.cocked_views.append((c.cx, c.cy, max(c.width, c.height)))
                 views += 1
-    return count, views
+            elif inside.sum() == 1 and s.readable[inside].all():
+                value = int(s.values[inside][0])
+                s.flat_views.append((c.cx, c.cy, max(c.width, c.height), value))
+                flat += 1
+    return count, views, flat
 
 
 def export(net: nn.Module, example: torch.Tensor, path: Path, dynamic: dict) -> None:
@@ -552,6 +572,8 @@ def main(argv: list[str] | None = None) -> int:
                              "frames (default: drawn like the dice)")
     parser.add_argument("--cocked-views", type=float, default=0.0,
                         help="share of the cocked crops cut where the detector finds the die")
+    parser.add_argument("--flat-views", type=float, default=0.0,
+                        help="share of the flat dice's crops cut where the detector finds them")
     parser.add_argument("--classifier-file", default=dm.CLASSIFIER_FILE.name,
                         help="file name of the exported classifier in --out")
     parser.add_argument("--workers", type=int, default=1,
@@ -576,14 +598,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.reuse_detector:
         detector = train_detector(samples, rendered, args.detector_steps, 16, args.seed)
         export(detector, torch.zeros(1, 3, 320, 320), detector_file, {2: "height", 3: "width"})
-    log.info("%d hard negatives and %d views of cocked dice mined",
+    log.info("%d hard negatives, %d views of cocked dice and %d of flat dice mined",
              *mine_detector_views(detector_file, samples + rendered + patches + small))
     extra = tuple((pool, share) for pool, share in ((patches, args.patch_share),
                                                      (small, args.small_share)) if pool)
     classifier = train_classifier(samples, rendered, args.classifier_steps,
                                   args.classifier_batch, args.seed, args.classifier_lr,
                                   args.init_classifier, args.tilt, args.rendered_share, extra,
-                                  args.negative_share, args.cocked_views)
+                                  args.negative_share, args.cocked_views, args.flat_views)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / args.classifier_file, {0: "batch"})
     if val:

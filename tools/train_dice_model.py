@@ -69,6 +69,10 @@ def make_classifier() -> nn.Module:
     )
 
 
+#: Where the detector found a die: centre x, y, box size, the die's label (`dm.COCKED`, 1..6).
+View = tuple[float, float, float, int]
+
+
 class Sample:
     """One train image at full size and at the detector's scale, with its labelled dice.
 
@@ -94,10 +98,10 @@ class Sample:
         #: dice the classifier may learn a value from (all but those shrunk past reading)
         self.readable = np.ones(len(values), bool)
         self.hard_negatives: list[tuple[float, float, float]] = []
-        #: where the detector finds the cocked dice (centre, size): mostly one face of each
-        self.cocked_views: list[tuple[float, float, float]] = []
-        #: where the detector finds the flat dice (centre, size, value): a face off the centre too
-        self.flat_views: list[tuple[float, float, float, int]] = []
+        #: where the detector finds the cocked dice (mostly one face of each) and the flat ones
+        #: (a face off the centre too), as views (centre, size, label)
+        self.cocked_views: list[View] = []
+        self.flat_views: list[View] = []
 
 
 def load_samples(data: Path, val_every: int) -> tuple[list[Sample], list]:
@@ -349,14 +353,10 @@ def classifier_example(s: Sample, rng: random.Random, kind: str,
     chosen = np.flatnonzero(s.cocked if kind == "cocked" else ~s.cocked & s.readable)
     if kind in ("die", "cocked") and len(chosen) == 0:
         kind = "background"
-    if kind == "cocked" and cocked_views > 0 and s.cocked_views and rng.random() < cocked_views:
-        cx, cy, size = rng.choice(s.cocked_views)
-        cx += rng.uniform(-1, 1)
-        cy += rng.uniform(-1, 1)
-        size *= rng.uniform(0.9, 1.1)
-        label = dm.COCKED
-    elif kind == "die" and flat_views > 0 and s.flat_views and rng.random() < flat_views:
-        cx, cy, size, label = rng.choice(s.flat_views)
+    views, share = {"cocked": (s.cocked_views, cocked_views),
+                    "die": (s.flat_views, flat_views)}.get(kind, ([], 0.0))
+    if share > 0 and views and rng.random() < share:
+        cx, cy, size, label = rng.choice(views)
         cx += rng.uniform(-1, 1)
         cy += rng.uniform(-1, 1)
         size *= rng.uniform(0.9, 1.1)
@@ -524,7 +524,7 @@ def mine_detector_views(detector_file: Path, samples: list[Sample]) -> tuple[int
             elif c.score < 0.3:  # below the reader's detect_threshold
                 continue
             elif s.cocked[inside].any():
-                s.cocked_views.append((c.cx, c.cy, max(c.width, c.height)))
+                s.cocked_views.append((c.cx, c.cy, max(c.width, c.height), dm.COCKED))
                 views += 1
             elif inside.sum() == 1 and s.readable[inside].all():
                 value = int(s.values[inside][0])

@@ -30,6 +30,7 @@ from vision.geometry import (
     TableGeometry,
     load_geometry,
 )
+from vision.markers import marker_detector
 from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM, Parallax
 from vision.sharpness import marker_blur_px
 
@@ -310,15 +311,7 @@ def _detect_markers(image: np.ndarray) -> tuple[dict[int, np.ndarray], list[np.n
     """The corner markers read (id → 4 corners), and every marker-like square seen, read or
     not: a marker too small or blurred to read still blurs into the board's outline."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    # Small, slightly blurred markers: try more threshold windows, read bits nearer the edge.
-    params.adaptiveThreshWinSizeMax = 53
-    params.adaptiveThreshWinSizeStep = 4
-    params.perspectiveRemoveIgnoredMarginPerCell = 0.3
-    detector = cv2.aruco.ArucoDetector(
-        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
-    corners, ids, rejected = detector.detectMarkers(grey)
+    corners, ids, rejected = marker_detector().detectMarkers(grey)
     found: dict[int, np.ndarray] = {}
     if ids is not None:
         for marker_id, quad in zip(ids.ravel(), corners, strict=True):

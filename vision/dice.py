@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from vision import dice_model as dm
+from vision.markers import marker_detector, quad_side
 from vision.parallax import Parallax
 
 log = logging.getLogger(__name__)
@@ -137,6 +138,7 @@ class DiceReader:
             raise ValueError(f"duplicate_box must lie in (0, 1], got {duplicate_box}")
         self.duplicate_box = duplicate_box
         self.parallax = parallax
+        self._markers = marker_detector()
 
     def read(
         self, image_bgr: np.ndarray, mask: np.ndarray | DiceRegions | None = None
@@ -146,6 +148,8 @@ class DiceReader:
         `mask` (same height and width, non-zero where dice may lie) drops dice whose centre
         falls outside it, e.g. outside the board's dice area; the detector only looks at its
         parts. For many frames of one camera pass `DiceRegions(mask)`, which finds them once.
+        A whole frame of the table camera (`parallax` given, no mask) shows the board's corner
+        markers too: a die found on one is part of the marker and dropped (see `_on_marker`).
         """
         image = _as_bgr(image_bgr)
         if mask is None:
@@ -163,7 +167,10 @@ class DiceReader:
         found = candidates + hidden
         tops = [top_face(c.cx, c.cy, c.width, c.height, self.parallax) for c in found]
         crops = [dm.crop_die(image, x, y, dm.crop_side(w, h)) for x, y, w, h in tops]
-        return self._choose(image, found, tops, self.classify(crops), len(candidates))
+        readings = self._choose(image, found, tops, self.classify(crops), len(candidates))
+        if mask is None and self.parallax is not None:
+            readings = [r for r in readings if not self._on_marker(image, r.box)]
+        return readings
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities (not-a-die, 1..6, cocked) of classifier crops, one row per crop.
@@ -327,6 +334,24 @@ class DiceReader:
         near = math.hypot(c.cx - accepted.cx, c.cy - accepted.cy)
         return _inside(c.cx, c.cy, box, 1.0) or near < COCKED_SAME_DIE * self.die_size_px
 
+    def _on_marker(self, image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
+        """True when the box's centre lies on an ArUco marker at least `MARKER_DIE_SIZES` die
+        sizes wide (the board's corner markers; a die showing a 5 can decode as a marker too,
+        but one a die wide). Only the picture around the die is searched."""
+        h, w = image.shape[:2]
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        reach = round(MARKER_REACH * self.die_size_px)
+        x0, y0 = max(0, round(cx) - reach), max(0, round(cy) - reach)
+        x1, y1 = min(w, round(cx) + reach), min(h, round(cy) + reach)
+        grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        corners, _, _ = self._markers.detectMarkers(grey)
+        for quad in corners:
+            q = quad.reshape(4, 2) + np.array([x0, y0], np.float32)
+            if (quad_side(q) >= MARKER_DIE_SIZES * self.die_size_px
+                    and cv2.pointPolygonTest(q, (cx, cy), False) >= 0):
+                return True
+        return False
+
     def _shows_side_face(self, image: np.ndarray, c: dm.Candidate, alone: bool,
                          neighbours: np.ndarray) -> bool:
         """True when the die's body outline is elongated and longer than a flat die's face,
@@ -394,6 +419,11 @@ def turned_view(crop: np.ndarray, view: tuple[int, bool]) -> np.ndarray:
     return np.rot90(crop[:, ::-1] if mirrored else crop, turns)
 
 
+#: A decoded ArUco marker at least this many die sizes wide is one of the board's (40 mm against
+#: 16 mm dice: 2.5); a die showing a 5 decodes as one about a die wide. The search around a die
+#: reaches this many die sizes each way: the whole marker and its white margin.
+MARKER_DIE_SIZES = 1.8
+MARKER_REACH = 3.5
 #: Two faces of one cocked die are found this many die sizes apart at most (0.7 for a die
 #: tilted 45°, plus the detector's scatter); flat dice lying side by side are a die apart.
 COCKED_SAME_DIE = 0.9

@@ -15,6 +15,7 @@ split is never read here.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import math
 import random
@@ -118,13 +119,14 @@ def load_samples(data: Path, val_every: int) -> tuple[list[Sample], list]:
     return train, val
 
 
-def render_samples(count: int, seed: int) -> list[Sample]:
+def render_samples(count: int, seed: int, touching: float = 0.0) -> list[Sample]:
     """Frames from the project's renderer (both boards, some dice cocked): the only source of
     cocked dice, and of the table's own look (board, checkers, pieces) for the detector."""
     rng = np.random.default_rng(seed)
     samples = []
     for i in range(count):
-        image, boxes, values, cocked, faces, die_px = _render_throw(rng, i, seed * 100_003 + i)
+        image, boxes, values, cocked, faces, die_px = _render_throw(rng, i, seed * 100_003 + i,
+                                                                    touching)
         samples.append(Sample(image, boxes, values, cocked, die_px=die_px, faces=faces))
     return samples
 
@@ -133,9 +135,12 @@ def render_samples(count: int, seed: int) -> list[Sample]:
 Throw = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]
 
 
-def _render_throw(rng: np.random.Generator, i: int, frame_seed: int) -> Throw:
-    """A random position of one board (alternating with `i`), 35 % of dice cocked, rendered;
-    each die's top face as the reader at the table estimates it from its box."""
+def _render_throw(rng: np.random.Generator, i: int, frame_seed: int,
+                  touching: float = 0.0) -> Throw:
+    """A random position of one board (alternating with `i`), 35 % of dice cocked, with
+    probability `touching` the dice pressed face to face, rendered; each die's top face as the
+    reader at the table estimates it from its box. (No draw for `touching` when it is 0, so
+    the commands of earlier steps render the same throws.)"""
     from vision.dice import top_face
     from vision.render_board import DIE_SIZE_MM
     from vision.render_dataset import random_scene
@@ -143,6 +148,8 @@ def _render_throw(rng: np.random.Generator, i: int, frame_seed: int) -> Throw:
 
     game = ("backgammon", "maedn")[i % 2]
     scene = random_scene(rng, game, players=int(rng.integers(2, 5)), cocked=0.35)
+    if touching and rng.random() < touching:
+        scene = dataclasses.replace(scene, touching=True)
     frame = render(scene, frame_seed)
     boxes = np.array(frame.dice_boxes, np.float32)
     parallax = frame.camera.parallax()
@@ -155,11 +162,12 @@ def _render_throw(rng: np.random.Generator, i: int, frame_seed: int) -> Throw:
     return frame.image, boxes, values, cocked, faces, DIE_SIZE_MM * frame.camera.px_per_mm
 
 
-def _dice_patch(job: tuple[int, int]) -> Throw:
+def _dice_patch(job: tuple[int, int, float]) -> Throw:
     """One rendered throw cut to its dice and two die sizes around them (a worker's job)."""
-    seed, i = job
+    seed, i, touching = job
     rng = np.random.default_rng([seed, i])
-    image, boxes, values, cocked, faces, die_px = _render_throw(rng, i, seed * 1_000_003 + i)
+    image, boxes, values, cocked, faces, die_px = _render_throw(rng, i, seed * 1_000_003 + i,
+                                                                touching)
     h, w = image.shape[:2]
     x0 = max(0, int(boxes[:, 0].min() - 2 * die_px))
     y0 = max(0, int(boxes[:, 1].min() - 2 * die_px))
@@ -173,12 +181,12 @@ def _dice_patch(job: tuple[int, int]) -> Throw:
     return image, boxes - shift, values, cocked, faces - shift, die_px
 
 
-def render_patches(count: int, seed: int, workers: int) -> list[Sample]:
+def render_patches(count: int, seed: int, workers: int, touching: float = 0.0) -> list[Sample]:
     """Many more rendered dice than `render_samples` can hold whole frames of: each frame is
     kept only around its dice, so thousands of throws (every blur, camera and light) fit."""
     from multiprocessing import Pool
 
-    jobs = [(seed, i) for i in range(count)]
+    jobs = [(seed, i, touching) for i in range(count)]
     with Pool(workers) as pool:
         parts = pool.map(_dice_patch, jobs, chunksize=16)
     return [Sample(image, boxes, values, cocked, die_px=die_px, faces=faces)
@@ -574,6 +582,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of the cocked crops cut where the detector finds the die")
     parser.add_argument("--flat-views", type=float, default=0.0,
                         help="share of the flat dice's crops cut where the detector finds them")
+    parser.add_argument("--touching", type=float, default=0.0,
+                        help="share of rendered throws whose dice lie pressed face to face")
     parser.add_argument("--classifier-file", default=dm.CLASSIFIER_FILE.name,
                         help="file name of the exported classifier in --out")
     parser.add_argument("--workers", type=int, default=1,
@@ -589,8 +599,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     samples, val = load_samples(args.data, args.val_every)
-    rendered = render_samples(args.rendered, args.seed) if args.rendered else []
-    patches = render_patches(args.patches, args.seed, args.workers) if args.patches else []
+    rendered = render_samples(args.rendered, args.seed, args.touching) if args.rendered else []
+    patches = (render_patches(args.patches, args.seed, args.workers, args.touching)
+               if args.patches else [])
     small = table_scale_photos(samples, args.small_photos, args.seed)
     log.info("%d train photos, %d held out, %d rendered frames, %d patches, %d small photos",
              len(samples), len(val), len(rendered), len(patches), len(small))

@@ -26,4 +26,4 @@ def marker_detector() -> cv2.aruco.ArucoDetector:
 def quad_side(quad: np.ndarray) -> float:
     """The mean side of a marker's quadrilateral (4 corners) in pixels."""
     q = np.asarray(quad, np.float64).reshape(4, 2)
-    return float(np.mean(np.hypot(*(np.roll(q, -1, axis=0) - q).T)))
+    return float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))

@@ -19,6 +19,8 @@ import math
 import cv2
 import numpy as np
 
+from vision.markers import quad_side
+
 #: 10–90 % width of a sharp edge (px): the renderer's frames without blur measure 0.80–0.83.
 SHARP_EDGE_PX = 0.8
 #: A marker (DICT_4X4_50) is 6 cells wide: 4 bits and a black border on each side. A profile
@@ -66,8 +68,7 @@ def _edge_widths(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.nda
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 - x0 < 8 or y1 - y0 < 8:
         return np.zeros(0, np.float32), np.zeros(0, np.float32)
-    reach = max(1.5, float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
-                / MARKER_CELLS / 2)
+    reach = max(1.5, quad_side(quad) / MARKER_CELLS / 2)
     part = gray[y0:y1, x0:x1]
     mask = np.zeros(part.shape, np.uint8)
     cv2.fillPoly(mask, [np.round(outline - (x0, y0)).astype(np.int32)], 255)

@@ -278,7 +278,7 @@ class DiceReader:
                 min(h, round(c.cy + c.height / 2)),
             )
             chosen.append((i, box))
-        chosen, two_faces = self._two_faces(candidates, chosen)
+        chosen, two_faces = self._two_faces(candidates, chosen, p_die)
         centres = np.array([(candidates[i].cx, candidates[i].cy) for i, _ in chosen])
         kept: list[DieReading] = []
         for i, box in chosen:
@@ -303,13 +303,16 @@ class DiceReader:
         return kept
 
     def _two_faces(
-        self, candidates: list[dm.Candidate], chosen: list[tuple[int, tuple[int, int, int, int]]]
+        self, candidates: list[dm.Candidate], chosen: list[tuple[int, tuple[int, int, int, int]]],
+        p_die: np.ndarray,
     ) -> tuple[list[tuple[int, tuple[int, int, int, int]]], set[int]]:
         """With a calibrated camera (`parallax` given, so the die size is the table's), two
         dice nearer than `TWO_FACES` die sizes cannot both lie flat (flat dice side by side are
-        about a die apart): they are the two faces of one die on its edge. The weaker is
-        dropped, the stronger (earlier in `chosen`) returned among the cocked. Without a
-        calibration (photos of dice of many sizes read at one nominal size) nothing changes.
+        about a die apart): they are one die. The weaker (later in `chosen`) is dropped; when
+        the classifier finds it a die surely (`p_die` at least `OTHER_FACE_P_DIE`) it is the
+        other face of a die on its edge, and the stronger is returned among the cocked, else it
+        is the same face found again, which changes nothing. Without a calibration (photos of
+        dice of many sizes read at one nominal size) nothing changes.
         """
         if self.parallax is None:
             return chosen, set()
@@ -320,10 +323,10 @@ class DiceReader:
             near = [j for j, _ in kept
                     if math.hypot(c.cx - candidates[j].cx, c.cy - candidates[j].cy)
                     < TWO_FACES * self.die_size_px]
-            if near:
-                cocked.add(near[0])
-            else:
+            if not near:
                 kept.append((i, box))
+            elif p_die[i] >= OTHER_FACE_P_DIE:
+                cocked.add(near[0])
         return kept, cocked
 
     def _same_die(self, c: dm.Candidate, accepted: dm.Candidate,
@@ -433,6 +436,11 @@ COCKED_SAME_DIE = 0.9
 #: face to face 0.77 and more (200 renders: 1 pair below 0.8, 9 below 0.9): they are found a
 #: little nearer than they lie, their side faces pulling the centres together.
 TWO_FACES = 0.8
+#: The weaker of two such candidates is a die's other face only when the classifier is this
+#: sure it is a die: on the cube renders (seeds 80-91) the 16 side faces found scored 0.92 and
+#: more; on the flat renders (seeds 76, 77, 79) two small detections on a flat die's corner
+#: (its side face and shadow, boxes half a die wide), 0.60 and 0.68.
+OTHER_FACE_P_DIE = 0.8
 #: How much finer than the outline crop a flat die's side faces are taken away (see
 #: `_without_lean`).
 LEAN_DETAIL = 4

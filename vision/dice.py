@@ -235,7 +235,9 @@ class DiceReader:
 
         A die on its edge shows two faces, and the detector may find each: a candidate in the
         whole box of an accepted die, or nearer to its centre than `COCKED_SAME_DIE` die sizes,
-        is that die again when either looks cocked — and the die is cocked.
+        is that die again when either looks cocked — and the die is cocked, unless the one that
+        looks cocked is the candidate found again and the classifier is not sure it is a die
+        (below `OTHER_FACE_P_DIE`: a part of the die's edge, not its side face).
         The candidates from `n_kept` on are the detector's hidden ones (`dm.split_duplicates`),
         looked at after all others: one is a die of its own (dice leaning on each other) only
         when its value is read `sure`ly and it lies in the boxes of accepted dice that are read
@@ -269,7 +271,7 @@ class DiceReader:
                          if self._same_die(c, candidates[j], box,
                                            looks_cocked[i] or looks_cocked[j])]
                 if again:
-                    looks_cocked[again[0]] |= looks_cocked[i]
+                    looks_cocked[again[0]] |= looks_cocked[i] and p_die[i] >= OTHER_FACE_P_DIE
                     continue
             box = (
                 max(0, round(c.cx - c.width / 2)),
@@ -439,7 +441,10 @@ TWO_FACES = 0.8
 #: The weaker of two such candidates is a die's other face only when the classifier is this
 #: sure it is a die: on the cube renders (seeds 80-91) the 16 side faces found scored 0.92 and
 #: more; on the flat renders (seeds 76, 77, 79) two small detections on a flat die's corner
-#: (its side face and shadow, boxes half a die wide), 0.60 and 0.68.
+#: (its side face and shadow, boxes half a die wide), 0.60 and 0.68. Likewise a candidate
+#: found again inside a die's box that looks cocked (`DiceReader._choose`): on cocked dice
+#: (44 of the cube renders) 0.90 and more, on the flat renders one, 0.72 (and on seed 70,
+#: rendered to check the rule, one at 0.76).
 OTHER_FACE_P_DIE = 0.8
 #: How much finer than the outline crop a flat die's side faces are taken away (see
 #: `_without_lean`).

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision import dice_model as dm
 from vision.dice_eval import default_data_dir, load_labels
+from vision.parallax import Parallax
 
 log = logging.getLogger("train_dice_model")
 
@@ -86,9 +87,11 @@ class Sample:
 
     def __init__(self, image: np.ndarray, boxes: np.ndarray, values: np.ndarray,
                  cocked: np.ndarray | None = None, die_px: float = dm.REFERENCE_DIE_PX,
-                 faces: np.ndarray | None = None) -> None:
+                 faces: np.ndarray | None = None, parallax: Parallax | None = None) -> None:
         self.image = image
         self.die_px = die_px
+        #: the rendering camera's parallax, in this image's pixels (None for photos)
+        self.parallax = parallax
         self.det_scale = dm.DETECTOR_SCALE * dm.REFERENCE_DIE_PX / die_px
         self.small = cv2.resize(image, None, fx=self.det_scale, fy=self.det_scale,
                                 interpolation=cv2.INTER_AREA)
@@ -125,14 +128,16 @@ def render_samples(count: int, seed: int, touching: float = 0.0) -> list[Sample]
     rng = np.random.default_rng(seed)
     samples = []
     for i in range(count):
-        image, boxes, values, cocked, faces, die_px = _render_throw(rng, i, seed * 100_003 + i,
-                                                                    touching)
-        samples.append(Sample(image, boxes, values, cocked, die_px=die_px, faces=faces))
+        image, boxes, values, cocked, faces, die_px, parallax = _render_throw(
+            rng, i, seed * 100_003 + i, touching)
+        samples.append(Sample(image, boxes, values, cocked, die_px=die_px, faces=faces,
+                              parallax=parallax))
     return samples
 
 
-#: A rendered throw: image, dice boxes, values, cocked flags, top faces, die width in pixels.
-Throw = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]
+#: A rendered throw: image, dice boxes, values, cocked flags, top faces, die width in pixels,
+#: the camera's parallax.
+Throw = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, Parallax]
 
 
 def _render_throw(rng: np.random.Generator, i: int, frame_seed: int,
@@ -159,15 +164,16 @@ def _render_throw(rng: np.random.Generator, i: int, frame_seed: int,
         faces[j] = (cx - fw / 2, cy - fh / 2, cx + fw / 2, cy + fh / 2)
     values = np.array([d.value for d in frame.dice], np.int64)
     cocked = np.array([d.cocked for d in frame.dice], bool)
-    return frame.image, boxes, values, cocked, faces, DIE_SIZE_MM * frame.camera.px_per_mm
+    return (frame.image, boxes, values, cocked, faces, DIE_SIZE_MM * frame.camera.px_per_mm,
+            parallax)
 
 
 def _dice_patch(job: tuple[int, int, float]) -> Throw:
     """One rendered throw cut to its dice and two die sizes around them (a worker's job)."""
     seed, i, touching = job
     rng = np.random.default_rng([seed, i])
-    image, boxes, values, cocked, faces, die_px = _render_throw(rng, i, seed * 1_000_003 + i,
-                                                                touching)
+    image, boxes, values, cocked, faces, die_px, parallax = _render_throw(
+        rng, i, seed * 1_000_003 + i, touching)
     h, w = image.shape[:2]
     x0 = max(0, int(boxes[:, 0].min() - 2 * die_px))
     y0 = max(0, int(boxes[:, 1].min() - 2 * die_px))
@@ -178,7 +184,9 @@ def _dice_patch(job: tuple[int, int, float]) -> Throw:
         image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1],
                              cv2.IMREAD_COLOR)
     shift = np.array([x0, y0, x0, y0], np.float32)
-    return image, boxes - shift, values, cocked, faces - shift, die_px
+    nadir = (parallax.nadir[0] - x0, parallax.nadir[1] - y0)
+    return (image, boxes - shift, values, cocked, faces - shift, die_px,
+            Parallax(nadir, parallax.ratio))
 
 
 def render_patches(count: int, seed: int, workers: int, touching: float = 0.0) -> list[Sample]:
@@ -189,8 +197,8 @@ def render_patches(count: int, seed: int, workers: int, touching: float = 0.0) -
     jobs = [(seed, i, touching) for i in range(count)]
     with Pool(workers) as pool:
         parts = pool.map(_dice_patch, jobs, chunksize=16)
-    return [Sample(image, boxes, values, cocked, die_px=die_px, faces=faces)
-            for image, boxes, values, cocked, faces, die_px in parts]
+    return [Sample(image, boxes, values, cocked, die_px=die_px, faces=faces, parallax=parallax)
+            for image, boxes, values, cocked, faces, die_px, parallax in parts]
 
 
 def table_scale_photos(photos: list[Sample], copies: int, seed: int) -> list[Sample]:

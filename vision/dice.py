@@ -7,6 +7,8 @@ or whose body outline is elongated and longer than a die (a die leaning on anoth
 edge shows a side face beside the top face; for a lone die coloured like the board around it,
 its silhouette against that board) is reported as *cocked*: `value=None, cocked=True`,
 so the referee asks for a re-roll instead of guessing: a misread die accuses a correct player.
+At the table (a calibrated camera) a network trained for it judges flat or cocked instead of
+those rules (`vision.cocked_judge`).
 
 A reader holds OpenCV DNN networks, which are not thread-safe: use one reader per thread.
 """
@@ -25,6 +27,8 @@ import cv2
 import numpy as np
 
 from vision import dice_model as dm
+from vision.cocked_judge import JUDGE_FILE, CockedJudge
+from vision.dice_model import DiceModelError
 from vision.markers import marker_detector, quad_side
 from vision.parallax import Parallax
 
@@ -33,10 +37,6 @@ log = logging.getLogger(__name__)
 
 class DiceInputError(ValueError):
     """The image or mask handed to the reader cannot be read; the message says what is wrong."""
-
-
-class DiceModelError(RuntimeError):
-    """The model files are missing or broken; the message names the file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +82,10 @@ class DiceReader:
     photo, so a neighbour's centre can lie near the corner of the other's box). `parallax`
     (the table camera's, from its calibration) says which side faces a flat die shows where:
     the classifier then sees the top face centred, and the aspect and outline checks judge
-    the die without them.
+    the die without them. With a `parallax` the table camera's dice (narrower than
+    `dm.TABLE_DIE_PX`) are judged flat or cocked by a network of their own instead of the
+    classifier's cocked class, the outline and the two-faces rule (`vision.cocked_judge`):
+    cocked when its probability is at least `judge_threshold`.
     """
 
     def __init__(
@@ -102,14 +105,18 @@ class DiceReader:
         sure: float = 0.9,
         duplicate_box: float = 0.8,
         parallax: Parallax | None = None,
+        judge_threshold: float = 0.4,
     ) -> None:
         if die_size_px <= 0:
             raise ValueError(f"die_size_px must be positive, got {die_size_px}")
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
-        self._detector = _load_net(folder / dm.DETECTOR_FILE.name)
+        self._detector = dm.load_net(folder / dm.DETECTOR_FILE.name)
         classifier_file = folder / (dm.TABLE_CLASSIFIER_FILE.name if die_size_px < dm.TABLE_DIE_PX
                                     else dm.CLASSIFIER_FILE.name)
-        self._classifier = _load_net(classifier_file)
+        self._classifier = dm.load_net(classifier_file)
+        #: the table camera's dice are judged flat or cocked by a network; with a parallax only
+        self._judge = (CockedJudge(folder / JUDGE_FILE.name) if die_size_px < dm.TABLE_DIE_PX
+                       else None)
         self._classifier.setInput(np.zeros((1, 3, dm.CROP_SIZE, dm.CROP_SIZE), np.float32))
         classes = self._classifier.forward().size
         if classes != dm.NUM_CLASSES:
@@ -138,6 +145,9 @@ class DiceReader:
             raise ValueError(f"duplicate_box must lie in (0, 1], got {duplicate_box}")
         self.duplicate_box = duplicate_box
         self.parallax = parallax
+        if not 0.0 < judge_threshold < 1.0:
+            raise ValueError(f"judge_threshold must lie in (0, 1), got {judge_threshold}")
+        self.judge_threshold = judge_threshold
         self._markers = marker_detector()
 
     def read(
@@ -243,6 +253,10 @@ class DiceReader:
         when its value is read `sure`ly and it lies in the boxes of accepted dice that are read
         as other values, neither looking cocked; else it is dropped and changes nothing (the two
         faces of a cocked die read as two values, each unsure).
+
+        Which dice are cocked: for the table camera's dice with a calibration, those the judge
+        finds cocked (`_judged_cocked`), whose value is not read surely enough or whose box is
+        far from square; else the rules of the class doc (classifier, two faces, outline).
         """
         h, w = image.shape[:2]
         p_die = 1.0 - probs[:, dm.NOT_A_DIE]
@@ -282,27 +296,33 @@ class DiceReader:
             chosen.append((i, box))
         chosen, two_faces = self._two_faces(candidates, chosen, p_die)
         centres = np.array([(candidates[i].cx, candidates[i].cy) for i, _ in chosen])
+        judged = self._judged_cocked(image, centres)
         kept: list[DieReading] = []
-        for i, box in chosen:
-            c = candidates[i]
-            gaps = np.hypot(centres[:, 0] - c.cx, centres[:, 1] - c.cy)
-            near = gaps < ALONE_DIE_SIZES * self.die_size_px
-            alone = int(near.sum()) == 1
-            neighbours = centres[near & (gaps >= COCKED_SAME_DIE * self.die_size_px)]
+        for k, (i, box) in enumerate(chosen):
             _, _, top_w, top_h = tops[i]
             aspect = max(top_w, top_h) / max(1e-6, min(top_w, top_h))
-            if (
-                not readable[i]
-                or looks_cocked[i]
-                or i in two_faces
-                or aspect > self.max_aspect
-                or self._shows_side_face(image, c, alone, neighbours)
-            ):
+            if judged is not None:  # the table camera, calibrated: the judge decides
+                cocked = not readable[i] or aspect > self.max_aspect or judged[k]
+            else:
+                cocked = (not readable[i] or looks_cocked[i] or i in two_faces
+                          or aspect > self.max_aspect
+                          or self._shows_side_face(image, candidates[i], centres))
+            if cocked:
                 kept.append(DieReading(None, box, float(p_die[i]), True))
             else:
                 kept.append(DieReading(int(values[i]), box, float(p_value[i]), False))
         kept.sort(key=lambda r: -r.confidence)
         return kept
+
+    def _judged_cocked(self, image: np.ndarray, centres: np.ndarray) -> np.ndarray | None:
+        """For the table camera's dice with a calibration (`parallax`): which of the dice
+        found at `centres` the judge (`vision.cocked_judge`) finds cocked; else None, and the
+        outline rule decides (`_shows_side_face`)."""
+        if self._judge is None or self.parallax is None or len(centres) == 0:
+            return None
+        p = self._judge.p_cocked(image, [tuple(c) for c in centres.tolist()], self.die_size_px,
+                                 self.parallax)
+        return p >= self.judge_threshold
 
     def _two_faces(
         self, candidates: list[dm.Candidate], chosen: list[tuple[int, tuple[int, int, int, int]]],
@@ -357,18 +377,23 @@ class DiceReader:
                 return True
         return False
 
-    def _shows_side_face(self, image: np.ndarray, c: dm.Candidate, alone: bool,
-                         neighbours: np.ndarray) -> bool:
+    def _shows_side_face(self, image: np.ndarray, c: dm.Candidate, centres: np.ndarray) -> bool:
         """True when the die's body outline is elongated and longer than a flat die's face,
         once the side faces any flat die shows this camera (`parallax`) are taken away. The
-        outline ends halfway to each of the `neighbours`: dice of one colour pressed together
-        are one region of their colour. Only dice `COCKED_SAME_DIE` die sizes away or more are
-        neighbours; a nearer one may be this die's own other face (`TWO_FACES` merges the
-        nearest), and halving the region between two faces would hide the side face.
+        outline ends halfway to each neighbour (another of the dice at `centres` within
+        `ALONE_DIE_SIZES`): dice of one colour pressed together are one region of their
+        colour. Only dice `COCKED_SAME_DIE` die sizes away or more are neighbours; a nearer
+        one may be this die's own other face (`TWO_FACES` merges the nearest), and halving
+        the region between two faces would hide the side face.
 
         When the body's colour runs on into the board around it (a light die on a light
-        board), a die lying `alone` is measured by its silhouette against the board instead.
+        board), a die lying alone (no other of the dice at `centres` within `ALONE_DIE_SIZES`)
+        is measured by its silhouette against the board instead.
         """
+        gaps = np.hypot(centres[:, 0] - c.cx, centres[:, 1] - c.cy)
+        near = gaps < ALONE_DIE_SIZES * self.die_size_px
+        alone = int(near.sum()) == 1
+        neighbours = centres[near & (gaps >= COCKED_SAME_DIE * self.die_size_px)]
         ex, ey = self.parallax.shift(c.cx, c.cy) if self.parallax is not None else (0.0, 0.0)
         lean = (ex / self.die_size_px, ey / self.die_size_px)
         long, short = body_outline(image, c.cx, c.cy, self.die_size_px, lean, neighbours)
@@ -632,16 +657,6 @@ def _inside(x: float, y: float, box: tuple[int, int, int, int], shrink: float) -
     half_w, half_h = shrink * (box[2] - box[0]) / 2, shrink * (box[3] - box[1]) / 2
     mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     return abs(x - mx) <= half_w and abs(y - my) <= half_h
-
-
-def _load_net(path: Path) -> cv2.dnn.Net:
-    if not path.is_file():
-        raise DiceModelError(f"{path}: model file missing (train with tools/train_dice_model.py)")
-    try:
-        net = cv2.dnn.readNetFromONNX(str(path))
-    except cv2.error as exc:
-        raise DiceModelError(f"{path}: not a readable ONNX model ({exc})") from exc
-    return net
 
 
 def _as_bgr(image: object) -> np.ndarray:

@@ -50,6 +50,21 @@ COCKED = 7
 NUM_CLASSES = 8
 
 
+class DiceModelError(RuntimeError):
+    """The model files are missing or broken; the message names the file."""
+
+
+def load_net(path: Path) -> cv2.dnn.Net:
+    """An ONNX network for OpenCV's DNN module, or a `DiceModelError` naming the file."""
+    if not path.is_file():
+        raise DiceModelError(f"{path}: model file missing (how to train it: "
+                             "vision/models/README.md)")
+    try:
+        return cv2.dnn.readNetFromONNX(str(path))
+    except cv2.error as exc:
+        raise DiceModelError(f"{path}: not a readable ONNX model ({exc})") from exc
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """One detector peak, in the coordinates of the original image."""
@@ -152,12 +167,14 @@ def _centre_in(c: Candidate, box: Candidate, shrink: float) -> bool:
             and abs(c.cy - box.cy) <= shrink * box.height / 2)
 
 
-def crop_matrix(cx: float, cy: float, side: float, angle_deg: float = 0.0) -> np.ndarray:
-    """Affine map from the image to a CROP_SIZE square showing `side` pixels around (cx, cy)."""
-    s = CROP_SIZE / side
+def crop_matrix(cx: float, cy: float, side: float, angle_deg: float = 0.0,
+                size: int = CROP_SIZE) -> np.ndarray:
+    """Affine map from the image to a `size` square showing `side` pixels around (cx, cy),
+    turned by `angle_deg` (the image direction at that angle becomes the crop's right)."""
+    s = size / side
     a = np.deg2rad(angle_deg)
     c, n = np.cos(a) * s, np.sin(a) * s
-    half = CROP_SIZE / 2.0
+    half = size / 2.0
     return np.array(
         [[c, n, half - c * cx - n * cy], [-n, c, half + n * cx - c * cy]], dtype=np.float64
     )

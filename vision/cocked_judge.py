@@ -59,9 +59,10 @@ class CockedJudge:
     def __init__(self, path: Path = JUDGE_FILE) -> None:
         self._net = dm.load_net(path)
         self._net.setInput(np.zeros((1, JUDGE_CHANNELS, JUDGE_CROP, JUDGE_CROP), np.float32))
-        if self._net.forward().size != 2:
-            raise dm.DiceModelError(f"{path}: the judge needs two outputs (flat, cocked); "
-                                 "train it anew with tools/train_cocked_judge.py")
+        outputs = self._net.forward().size
+        if outputs != 2:
+            raise dm.DiceModelError(f"{path}: {outputs} outputs, the judge has two (flat, "
+                                    "cocked); train it anew with tools/train_cocked_judge.py")
 
     def p_cocked(self, image: np.ndarray, centres: list[tuple[float, float]], die_px: float,
                  parallax: Parallax) -> np.ndarray:

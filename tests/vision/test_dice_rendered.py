@@ -73,8 +73,9 @@ def outcomes(request: pytest.FixtureRequest) -> dict[str, int]:
 # dice 1 and 0 in 40 frames (2 and 1 before that, 8 and 3 before the cocked class: a cocked
 # die's second face taken for a second die). With the table camera's own classifier
 # (2026-12-01, evening): flat 52/52 and 24/24, cocked flagged 28/28 and 14/16, false 1 and 0.
-# Issue 5 keeps the cocked dice open; the bounds below are the reached levels, not the goal.
-COCKED_FLAGGED = {"backgammon": 0.8, "maedn": 0.75}
+# With the cocked-die judge (2026-12-02): flat 52/52 and 24/24, cocked flagged 28/28 and
+# 16/16, false 1 and 0; the bounds leave one die of slack for another machine's arithmetic.
+COCKED_FLAGGED = {"backgammon": 0.95, "maedn": 0.93}
 
 
 def test_rendered_flat_dice_are_read(outcomes) -> None:
@@ -94,10 +95,10 @@ def test_rendered_frames_give_few_false_dice(outcomes) -> None:
 
 def test_light_dice_on_the_light_mensch_board_are_flagged_when_cocked() -> None:
     """White and ivory dice on the Mensch board's cream: their body colour runs into the board,
-    so a cocked one is told from a flat one by its silhouette and by the classifier's cocked
-    class, not by its body outline. Measured on these frames: 10 of 14 cocked flagged, 0 of
-    15 flat (another 60 frames: 9 of 15, 0 of 11); the classifier before its cocked class
-    flagged 0 of these 14 once the side faces of the parallax were taken away."""
+    so no body outline tells a cocked one from a flat one. Measured on these frames with the
+    cocked-die judge: 14 of 14 cocked flagged, 0 of 15 flat (with the silhouette rule and the
+    classifier's cocked class before it: 10 of 14, 0 of 15; the classifier before its cocked
+    class flagged 0 of these 14 once the side faces of the parallax were taken away)."""
     rng = np.random.default_rng(4242)
     flagged = {True: 0, False: 0}
     seen = {True: 0, False: 0}
@@ -116,7 +117,7 @@ def test_light_dice_on_the_light_mensch_board_are_flagged_when_cocked() -> None:
                 for r in readings
             )
     assert seen[True] >= 10 and seen[False] >= 10, seen
-    assert flagged[True] >= 0.6 * seen[True], (flagged, seen)
+    assert flagged[True] >= 0.9 * seen[True], (flagged, seen)
     assert flagged[False] <= 0.1 * seen[False], (flagged, seen)
 
 
@@ -419,3 +420,38 @@ def test_only_a_marker_wider_than_a_die_drops_a_die_on_it() -> None:
         box = (centre[0] - die // 2, centre[1] - die // 2, centre[0] + die // 2,
                centre[1] + die // 2)
         assert reader._on_marker(marked, box) is dropped, side
+
+
+#: Flat dice of the clear sets (`--cocked 0`) that the rules before the cocked-die judge called
+#: cocked (commit 5a6c5cd): by their body outline (seeds 71, 76, 77 frames 65 and 80, 79) or
+#: the classifier's cocked class on a flat 1 (seed 77 frames 98 and 156).
+_FLAT_CALLED_COCKED = ((71, 38), (76, 225), (77, 65), (77, 80), (79, 8), (77, 98), (77, 156))
+#: Cocked dice of the cube renders (`--cocked 0.3`) that the same rules gave a value.
+_COCKED_GIVEN_A_VALUE = ((80, 42, "backgammon"), (82, 2, "maedn"), (83, 31, "maedn"),
+                         (86, 17, "backgammon"), (91, 8, "maedn"))
+
+
+@pytest.mark.parametrize(("seed", "index"), _FLAT_CALLED_COCKED)
+def test_flat_dice_the_outline_or_the_classifier_called_cocked_are_read(
+        seed: int, index: int) -> None:
+    """The judge (`vision.cocked_judge`) sees these backgammon dice whole, with the point's tip
+    or the ragged edge of a blue die on green that lengthened their outline, and finds them
+    flat; each was asked for again before it."""
+    image, frame, reader = _folder_frame(seed, index, "backgammon", cocked=0.0)
+    labels = [LabelledDie(d.value, box, d.cocked)
+              for d, box in zip(frame.dice, frame.dice_boxes, strict=True)]
+    assert labels and not any(d.cocked for d in labels), labels
+    got = [(r.value, r.box) for r in reader.read(image)]
+    assert score_image(got, labels).all_right, (got, labels)
+
+
+@pytest.mark.parametrize(("seed", "index", "game"), _COCKED_GIVEN_A_VALUE)
+def test_cocked_dice_the_rules_gave_a_value_are_flagged(seed: int, index: int, game: str) -> None:
+    """Cocked dice whose face the classifier read surely and whose outline looked flat: the
+    judge finds them cocked, so the referee asks for the throw again instead of taking it."""
+    image, frame, reader = _folder_frame(seed, index, game)
+    labels = [LabelledDie(d.value, box, d.cocked)
+              for d, box in zip(frame.dice, frame.dice_boxes, strict=True)]
+    assert any(d.cocked for d in labels), labels
+    got = [(r.value, r.box) for r in reader.read(image)]
+    assert score_image(got, labels).all_right, (got, labels)

@@ -255,8 +255,8 @@ class DiceReader:
         faces of a cocked die read as two values, each unsure).
 
         Which dice are cocked: for the table camera's dice with a calibration, those the judge
-        finds cocked (`_judged_cocked`), whose value is not read surely enough or whose box is
-        far from square; else the rules of the class doc (classifier, two faces, outline).
+        finds cocked (`_judged_cocked`) and those whose value is not read surely enough; else
+        also by the rules of the class doc (classifier, two faces, box aspect, outline).
         """
         h, w = image.shape[:2]
         p_die = 1.0 - probs[:, dm.NOT_A_DIE]
@@ -299,11 +299,11 @@ class DiceReader:
         judged = self._judged_cocked(image, centres)
         kept: list[DieReading] = []
         for k, (i, box) in enumerate(chosen):
-            _, _, top_w, top_h = tops[i]
-            aspect = max(top_w, top_h) / max(1e-6, min(top_w, top_h))
             if judged is not None:  # the table camera, calibrated: the judge decides
-                cocked = not readable[i] or aspect > self.max_aspect or judged[k]
+                cocked = not readable[i] or judged[k]
             else:
+                _, _, top_w, top_h = tops[i]
+                aspect = max(top_w, top_h) / max(1e-6, min(top_w, top_h))
                 cocked = (not readable[i] or looks_cocked[i] or i in two_faces
                           or aspect > self.max_aspect
                           or self._shows_side_face(image, candidates[i], centres))

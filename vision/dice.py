@@ -297,6 +297,8 @@ class DiceReader:
         chosen, two_faces = self._two_faces(candidates, chosen, p_die)
         centres = np.array([(candidates[i].cx, candidates[i].cy) for i, _ in chosen])
         judged = self._judged_cocked(image, centres)
+        if judged is not None:
+            chosen, judged = self._one_cocked_die(centres, chosen, judged)
         kept: list[DieReading] = []
         for k, (i, box) in enumerate(chosen):
             if judged is not None:  # the table camera, calibrated: the judge decides
@@ -323,6 +325,28 @@ class DiceReader:
         p = self._judge.p_cocked(image, [tuple(c) for c in centres.tolist()], self.die_size_px,
                                  self.parallax)
         return p >= self.judge_threshold
+
+    def _one_cocked_die(
+        self, centres: np.ndarray, chosen: list[tuple[int, tuple[int, int, int, int]]],
+        judged: np.ndarray,
+    ) -> tuple[list[tuple[int, tuple[int, int, int, int]]], np.ndarray]:
+        """Readings nearer than `COCKED_SAME_DIE` die sizes to a die the judge finds cocked
+        are that die's other faces: the strongest (first in `chosen`) stays, cocked, the others
+        go. Flat dice lie a die apart; a die pressed against a cocked one is thrown again with
+        it anyway."""
+        near = (np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+                < COCKED_SAME_DIE * self.die_size_px)
+        keep = np.ones(len(chosen), bool)
+        cocked = judged.copy()
+        for k in range(len(chosen)):
+            if not keep[k]:
+                continue
+            group = near[k] & keep
+            group[k] = False
+            if (judged[k] or judged[group].any()) and group.any():
+                keep[group] = False
+                cocked[k] = True
+        return [c for c, kept in zip(chosen, keep.tolist(), strict=True) if kept], cocked[keep]
 
     def _two_faces(
         self, candidates: list[dm.Candidate], chosen: list[tuple[int, tuple[int, int, int, int]]],

@@ -476,14 +476,17 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
                      tilt: float = 0.0, rendered_share: float = 0.1,
                      extra: tuple[tuple[list[Sample], float], ...] = (),
                      negative_share: float | None = None,
-                     cocked_views: float = 0.0, flat_views: float = 0.0) -> nn.Module:
+                     cocked_views: float = 0.0, flat_views: float = 0.0,
+                     cocked_class: bool = True) -> nn.Module:
     """Train (or, from `init`, fine-tune) the crop classifier with a one-cycle learning rate;
     `rendered_share` of the crops come from rendered frames (the table camera's small dice),
     and each `extra` pool's share from it (see `pick`). With `negative_share`, the crops that
     are no die come from whole rendered frames with that probability, else from the photos:
     the extra pools hold little but dice, and the reader must learn the whole board's look
     (checkers, pieces, markers) as not a die. `cocked_views`, `flat_views`: see
-    `classifier_example`."""
+    `classifier_example`. Without `cocked_class` no crop teaches the cocked class: at the
+    table the judge (`vision.cocked_judge`) decides cocked, and the classifier reads the value
+    a die would show lying flat, its probability no longer drawn off by side faces."""
     rng = random.Random(seed)
     net = make_classifier() if init is None else load_classifier_onnx(init)
     net.train()
@@ -491,7 +494,7 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
         freeze_batch_norms(net)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
-    kinds = ["die"] * 6 + ["cocked"] * 2 + ["near", "background", "hard", "hard"]
+    kinds = ["die"] * 6 + ["cocked"] * 2 * cocked_class + ["near", "background", "hard", "hard"]
     # the photos have no cocked dice
     with_cocked = [s for pool in [rendered] + [p for p, _ in extra] for s in pool
                    if s.cocked.any()]
@@ -592,6 +595,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of the flat dice's crops cut where the detector finds them")
     parser.add_argument("--touching", type=float, default=0.0,
                         help="share of rendered throws whose dice lie pressed face to face")
+    parser.add_argument("--no-cocked-class", action="store_true",
+                        help="teach no cocked crops (the table's judge decides cocked)")
     parser.add_argument("--classifier-file", default=dm.CLASSIFIER_FILE.name,
                         help="file name of the exported classifier in --out")
     parser.add_argument("--workers", type=int, default=1,
@@ -624,7 +629,8 @@ def main(argv: list[str] | None = None) -> int:
     classifier = train_classifier(samples, rendered, args.classifier_steps,
                                   args.classifier_batch, args.seed, args.classifier_lr,
                                   args.init_classifier, args.tilt, args.rendered_share, extra,
-                                  args.negative_share, args.cocked_views, args.flat_views)
+                                  args.negative_share, args.cocked_views, args.flat_views,
+                                  not args.no_cocked_class)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / args.classifier_file, {0: "batch"})
     if val:

@@ -74,7 +74,8 @@ def outcomes(request: pytest.FixtureRequest) -> dict[str, int]:
 # die's second face taken for a second die). With the table camera's own classifier
 # (2026-12-01, evening): flat 52/52 and 24/24, cocked flagged 28/28 and 14/16, false 1 and 0.
 # With the cocked-die judge (2026-12-02): flat 52/52 and 24/24, cocked flagged 28/28 and
-# 16/16, false 1 and 0; the bounds leave one die of slack for another machine's arithmetic.
+# 16/16, false 1 and 0 (0 and 0 with step table 7 of the table classifier); the bounds leave
+# one die of slack for another machine's arithmetic.
 COCKED_FLAGGED = {"backgammon": 0.95, "maedn": 0.93}
 
 
@@ -167,7 +168,9 @@ def test_dice_pressed_face_to_face_are_read_each_by_its_own_outline() -> None:
 
 
 def test_dice_pressed_face_to_face_are_read_or_asked_for_again_never_misread() -> None:
-    """40 frames of two flat dice pressed together: measured 73 of 80 read right (74 before
+    """40 frames of two flat dice pressed together: measured 79 of 80 read right with the
+    cocked-die judge and the table classifier taught no cocked class (step table 7; 74 with
+    the judge and the classifier before), 73 before the judge (74 before
     the table classifier's step table 3, 70 before each die's outline ended halfway to the
     other's, 64 before the faces of one die were told from two dice by 0.8 rather than 0.9
     die sizes); the others are called cocked."""
@@ -180,7 +183,7 @@ def test_dice_pressed_face_to_face_are_read_or_asked_for_again_never_misread() -
         valued = score_image([(v, box) for v, box in got if v is not None], labels)
         misread += valued.wrong_value + valued.false_dice
     assert misread == 0
-    assert right >= 70, right
+    assert right >= 76, right
 
 
 def test_tall_checker_stacks_are_rarely_taken_for_dice() -> None:

@@ -152,3 +152,22 @@ def test_dice_refuses_a_camera_among_the_dice(tmp_path) -> None:
     result = spieltisch("dice", str(item.path), "--json", "--camera-height", "12")
     assert result.returncode == 2
     assert "--camera-height" in result.stderr and "above the dice" in result.stderr
+
+
+def test_dice_told_the_camera_height_flags_a_cocked_die_the_table_camera_sees(tmp_path) -> None:
+    """A cocked 5 of the cube renders (seed 82, frame 2) as the table camera saw it: told the
+    height, `vision dice` asks the cocked-die judge, as the table does, and flags it (the
+    rules before the judge read its top face as a 5; the calibration guide's dice check says
+    to give the height)."""
+    import cv2
+
+    from tests.vision.test_dice_rendered import _folder_frame
+
+    image, frame, reader = _folder_frame(82, 2)
+    assert [d.cocked for d in frame.dice] == [True]
+    path = tmp_path / "cocked.png"
+    cv2.imwrite(str(path), image)
+    told = spieltisch("dice", str(path), "--json", "--die-size", str(reader.die_size_px),
+                      "--camera-height", str(round(frame.camera.position[2])))
+    assert told.returncode == 0, told.stderr
+    assert [d["cocked"] for d in json.loads(told.stdout)["dice"]] == [True]

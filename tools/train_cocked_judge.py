@@ -32,7 +32,14 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_dice_model import Sample, block, colour_jitter, export, render_patches
+from train_dice_model import (
+    Sample,
+    block,
+    colour_jitter,
+    cross_entropy_step,
+    export,
+    render_patches,
+)
 
 from vision import cocked_judge as cj
 from vision import dice_model as dm
@@ -110,16 +117,10 @@ def train_judge(views: list[JudgeView], steps: int, batch: int, lr: float,
         exs = [judge_example(v, rng) for v in chosen]
         x = torch.from_numpy(cj.judge_blob([e[0] for e in exs], [e[1] for e in exs]))
         y = torch.tensor([int(v[3]) for v in chosen])
-        out = net(x)
-        loss = nn.functional.cross_entropy(out, y, label_smoothing=0.02)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+        loss, acc = cross_entropy_step(net, opt, sched, x, y)
         if step % 200 == 0 or step == steps - 1:
-            acc = (out.argmax(1) == y).float().mean().item()
-            log.info("judge step %d/%d loss %.3f acc %.3f (%.0fs)", step, steps, loss.item(),
-                     acc, time.time() - start)
+            log.info("judge step %d/%d loss %.3f acc %.3f (%.0fs)", step, steps, loss, acc,
+                     time.time() - start)
     return net.eval()
 
 

@@ -509,18 +509,24 @@ def train_classifier(real: list[Sample], rendered: list[Sample], steps: int, bat
         exs = [classifier_example(s, rng, kind, tilt, cocked_views, flat_views)
                for s, kind in picks]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
-        y = torch.tensor([e[1] for e in exs])
-        out = net(x)
-        loss = nn.functional.cross_entropy(out, y, label_smoothing=0.02)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+        loss, acc = cross_entropy_step(net, opt, sched, x, torch.tensor([e[1] for e in exs]))
         if step % 200 == 0 or step == steps - 1:
-            acc = (out.argmax(1) == y).float().mean().item()
             log.info("classifier step %d/%d loss %.3f acc %.3f (%.0fs)", step, steps,
-                     loss.item(), acc, time.time() - start)
+                     loss, acc, time.time() - start)
     return net.eval()
+
+
+def cross_entropy_step(net: nn.Module, opt: torch.optim.Optimizer,
+                       sched: torch.optim.lr_scheduler.LRScheduler, x: torch.Tensor,
+                       y: torch.Tensor) -> tuple[float, float]:
+    """One optimiser step of a crop classifier on batch (x, y); its loss and accuracy."""
+    out = net(x)
+    loss = nn.functional.cross_entropy(out, y, label_smoothing=0.02)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+    return loss.item(), (out.argmax(1) == y).float().mean().item()
 
 
 def mine_detector_views(detector_file: Path, samples: list[Sample]) -> tuple[int, int, int]:

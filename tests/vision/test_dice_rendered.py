@@ -425,6 +425,18 @@ def test_only_a_marker_wider_than_a_die_drops_a_die_on_it() -> None:
         assert reader._on_marker(marked, box) is dropped, side
 
 
+def _assert_read_entirely_right(seed: int, index: int, game: str, cocked: float) -> None:
+    """Frame `index` of a rendered set (see `_folder_frame`) holds dice (a cocked one when
+    `cocked` > 0, none when 0) and is read entirely right: every value, every cocked die
+    flagged, no false die."""
+    image, frame, reader = _folder_frame(seed, index, game, cocked=cocked)
+    labels = [LabelledDie(d.value, box, d.cocked)
+              for d, box in zip(frame.dice, frame.dice_boxes, strict=True)]
+    assert labels and any(d.cocked for d in labels) == (cocked > 0), labels
+    got = [(r.value, r.box) for r in reader.read(image)]
+    assert score_image(got, labels).all_right, (got, labels)
+
+
 #: Flat dice of the clear sets (`--cocked 0`) that the rules before the cocked-die judge called
 #: cocked (commit 5a6c5cd): by their body outline (seeds 71, 76, 77 frames 65 and 80, 79) or
 #: the classifier's cocked class on a flat 1 (seed 77 frames 98 and 156).
@@ -440,24 +452,14 @@ def test_flat_dice_the_outline_or_the_classifier_called_cocked_are_read(
     """The judge (`vision.cocked_judge`) sees these backgammon dice whole, with the point's tip
     or the ragged edge of a blue die on green that lengthened their outline, and finds them
     flat; each was asked for again before it."""
-    image, frame, reader = _folder_frame(seed, index, "backgammon", cocked=0.0)
-    labels = [LabelledDie(d.value, box, d.cocked)
-              for d, box in zip(frame.dice, frame.dice_boxes, strict=True)]
-    assert labels and not any(d.cocked for d in labels), labels
-    got = [(r.value, r.box) for r in reader.read(image)]
-    assert score_image(got, labels).all_right, (got, labels)
+    _assert_read_entirely_right(seed, index, "backgammon", cocked=0.0)
 
 
 @pytest.mark.parametrize(("seed", "index", "game"), _COCKED_GIVEN_A_VALUE)
 def test_cocked_dice_the_rules_gave_a_value_are_flagged(seed: int, index: int, game: str) -> None:
     """Cocked dice whose face the classifier read surely and whose outline looked flat: the
     judge finds them cocked, so the referee asks for the throw again instead of taking it."""
-    image, frame, reader = _folder_frame(seed, index, game)
-    labels = [LabelledDie(d.value, box, d.cocked)
-              for d, box in zip(frame.dice, frame.dice_boxes, strict=True)]
-    assert any(d.cocked for d in labels), labels
-    got = [(r.value, r.box) for r in reader.read(image)]
-    assert score_image(got, labels).all_right, (got, labels)
+    _assert_read_entirely_right(seed, index, game, cocked=0.3)
 
 
 @pytest.mark.parametrize("index", [22, 57, 120])
@@ -466,12 +468,7 @@ def test_a_flat_die_far_off_the_lens_is_not_cocked_by_its_boxs_aspect(index: int
     detector's box holds less of it than the labels, so its box less the lean came out 1.5-1.6
     times longer than wide and the aspect rule called these flat dice cocked. With the judge
     deciding, the aspect no longer does at the table."""
-    image, frame, reader = _folder_frame(60, index, "backgammon", cocked=0.0)
-    labels = [LabelledDie(d.value, box, d.cocked)
-              for d, box in zip(frame.dice, frame.dice_boxes, strict=True)]
-    assert labels and not any(d.cocked for d in labels), labels
-    got = [(r.value, r.box) for r in reader.read(image)]
-    assert score_image(got, labels).all_right, (got, labels)
+    _assert_read_entirely_right(60, index, "backgammon", cocked=0.0)
 
 
 @pytest.mark.parametrize(("seed", "index", "game"), [(80, 22, "backgammon"), (82, 34, "maedn"),
@@ -480,9 +477,4 @@ def test_a_cocked_dies_other_face_is_not_a_second_die(seed: int, index: int, gam
     """Cube renders: beside each cocked die the detector also finds its other face, under
     a die size away, and the classifier read it as a value: a false die next to the cocked one.
     Readings that near a die the judge finds cocked are that die (`_one_cocked_die`)."""
-    image, frame, reader = _folder_frame(seed, index, game)
-    labels = [LabelledDie(d.value, box, d.cocked)
-              for d, box in zip(frame.dice, frame.dice_boxes, strict=True)]
-    assert any(d.cocked for d in labels), labels
-    got = [(r.value, r.box) for r in reader.read(image)]
-    assert score_image(got, labels).all_right, (got, labels)
+    _assert_read_entirely_right(seed, index, game, cocked=0.3)

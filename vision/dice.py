@@ -84,8 +84,8 @@ class DiceReader:
     the classifier then sees the top face centred, and the aspect and outline checks judge
     the die without them. With a `parallax` the table camera's dice (narrower than
     `dm.TABLE_DIE_PX`) are judged flat or cocked by a network of their own instead of the
-    classifier's cocked class, the outline and the two-faces rule (`vision.cocked_judge`):
-    cocked when its probability is at least `judge_threshold`.
+    classifier's cocked class, the two-faces rule, the box's aspect and the outline
+    (`vision.cocked_judge`): cocked when its probability is at least `judge_threshold`.
     """
 
     def __init__(

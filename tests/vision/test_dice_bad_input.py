@@ -17,6 +17,7 @@ from vision.cocked_judge import JUDGE_FILE
 from vision.dice import DiceInputError, DiceModelError, DiceReader
 from vision.dice_eval import load_labels
 from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE, TABLE_CLASSIFIER_FILE, TABLE_DIE_PX
+from vision.four_six_judge import FOUR_SIX_FILE
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +86,8 @@ def test_broken_model_file_names_the_file(tmp_path) -> None:
 @needs_model
 def test_small_dice_need_the_table_classifier_and_photos_the_other(tmp_path) -> None:
     """The table camera's dice (narrower than TABLE_DIE_PX) are read by their own classifier
-    and judged flat or cocked by their own judge: a folder without them serves photos' dice
-    and names the missing file for the table's."""
+    and judged flat or cocked, and 4 or 6, by their own judges: a folder without them serves
+    photos' dice and names the missing file for the table's."""
     for model in (DETECTOR_FILE, CLASSIFIER_FILE):
         (tmp_path / model.name).write_bytes(model.read_bytes())
     assert DiceReader(model_dir=tmp_path, die_size_px=TABLE_DIE_PX).die_size_px == TABLE_DIE_PX
@@ -97,6 +98,9 @@ def test_small_dice_need_the_table_classifier_and_photos_the_other(tmp_path) -> 
     with pytest.raises(DiceModelError, match=r"dice_cocked_table\.onnx"):
         DiceReader(model_dir=tmp_path, die_size_px=16.0)
     (tmp_path / JUDGE_FILE.name).write_bytes(JUDGE_FILE.read_bytes())
+    with pytest.raises(DiceModelError, match=r"dice_four_six_table\.onnx"):
+        DiceReader(model_dir=tmp_path, die_size_px=16.0)
+    (tmp_path / FOUR_SIX_FILE.name).write_bytes(FOUR_SIX_FILE.read_bytes())
     assert DiceReader(model_dir=tmp_path, die_size_px=16.0).die_size_px == 16.0
     with pytest.raises(DiceModelError, match=r"dice_classifier\.onnx"):
         DiceReader(model_dir=tmp_path)

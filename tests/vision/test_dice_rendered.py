@@ -359,6 +359,15 @@ def test_the_table_classifier_reads_blurred_fours_the_photo_classifier_did_not(
     assert score_image(got, labels).all_right, (got, labels)
 
 
+@pytest.mark.parametrize(("seed", "index"), [(78, 30), (71, 99), (71, 124), (71, 143)])
+def test_fours_blurred_into_two_bars_are_read_as_fours(seed: int, index: int) -> None:
+    """Flat 4s of the clear backgammon sets (`--cocked 0`; seed 78 is the issue's), 13–15 px
+    wide and blurred along their pip columns into two bars like a 6's: the table classifier
+    read each as a 6 (0.50–0.68); the 4-or-6 judge (`vision.four_six_judge`), which sees the
+    top face closer, reads them as 4s."""
+    _assert_read_entirely_right(seed, index, "backgammon", cocked=0.0)
+
+
 #: Cocked dice of the cube renders (`spieltisch render --count 61 --seed S --hand 0 --cocked 0.3
 #: --players 4`) given a value before step table 3: (seed, frame, game).
 _COCKED_SEEN_BY_ONE_FACE = ((81, 46, "backgammon"), (82, 25, "maedn"), (84, 28, "maedn"),

@@ -63,7 +63,7 @@ def main() -> None:
             # paid only for a die read as a 4 or a 6 unsurely (27 of 360 on two clear sets)
             face = [(640.0, 360.0, with_dice.dice_reader.die_size_px)]
             judge = FourSixJudge()
-            rows.append((game, "4-or-6 judge, one unsure die (eight views)",
+            rows.append((game, "4-or-6 judge, one unsure die (two views)",
                          *_ms(lambda im, f=face, j=judge: j.p_six(im, f), images)))
         rows.append((game, "render one frame (simulator)", *summary(render_samples)))
     print_table("Vision: 1280×720 frame on one core (cv2.setNumThreads(1)), ms",

@@ -26,10 +26,10 @@ FOUR_SIX_CROP = 32
 FOUR_SIX_SPAN = 1.2
 #: Output classes of the judge.
 FOUR, SIX = 0, 1
-#: The judge averages its answer over the crop's eight quarter-turns and mirror images: a
-#: face's value does not change when it turns, and the blur's direction relative to the pips
-#: is then seen every way.
-VIEWS = tuple((k, m) for m in (False, True) for k in range(4))
+#: The judge averages its answer over the crop and its quarter-turn: a face's value does not
+#: change when it turns. On the 201 dice it was asked for on five clear sets, one, two, four and
+#: eight views made the same decisions (one wrong); each view costs about 1.5 ms on one core.
+VIEWS = ((0, False), (1, False))
 
 
 def four_six_matrix(cx: float, cy: float, face_px: float, turn_deg: float = 0.0) -> np.ndarray:

@@ -11,7 +11,13 @@ import cv2
 import numpy as np
 
 from bench.timing import print_table, summary
-from vision.calibration import STANDARD_BACKGAMMON, calibrate, maedn_start, warp_board
+from vision.calibration import (
+    STANDARD_BACKGAMMON,
+    calibrate,
+    die_size_px,
+    maedn_start,
+    warp_board,
+)
 from vision.four_six_judge import FourSixJudge
 from vision.frame_reader import FrameReader
 from vision.render_dataset import random_scene
@@ -61,7 +67,7 @@ def main() -> None:
             rows.append((game, "frame → Observation (board + dice reader)", "n/a", "n/a"))
         if with_dice.dice_reader is not None:
             # paid only for a die read as a 4 or a 6 unsurely (27 of 360 on two clear sets)
-            face = [(640.0, 360.0, with_dice.dice_reader.die_size_px)]
+            face = [(640.0, 360.0, die_size_px(calib.to_image, geo.width, geo.height))]
             judge = FourSixJudge()
             rows.append((game, "4-or-6 judge, one unsure die (two views)",
                          *_ms(lambda im, f=face, j=judge: j.p_six(im, f), images)))

@@ -21,7 +21,6 @@ import logging
 import math
 import random
 import sys
-import time
 from pathlib import Path
 
 import cv2
@@ -36,9 +35,10 @@ from train_dice_model import (
     Sample,
     block,
     colour_jitter,
-    cross_entropy_step,
+    detector_peaks,
     export,
     render_patches,
+    train_two_classes,
 )
 
 from vision import cocked_judge as cj
@@ -70,10 +70,7 @@ def judge_views(samples: list[Sample], detector_file: Path) -> list[JudgeView]:
     for s in samples:
         for (x0, y0, x1, y1), cocked in zip(s.boxes.tolist(), s.cocked.tolist(), strict=True):
             views.append((s, (x0 + x1) / 2, (y0 + y1) / 2, bool(cocked)))
-        net.setInput(dm.to_blob([dm.detector_input(s.image, s.det_scale)]))
-        for c in dm.decode_detections(net.forward()[0], s.det_scale, 0.3):
-            inside = ((s.boxes[:, 0] <= c.cx) & (c.cx <= s.boxes[:, 2])
-                      & (s.boxes[:, 1] <= c.cy) & (c.cy <= s.boxes[:, 3]))
+        for c, inside in detector_peaks(net, s, 0.3):
             if inside.any():
                 views.append((s, c.cx, c.cy, bool(s.cocked[inside].any())))
     return views
@@ -104,24 +101,13 @@ def judge_example(view: JudgeView, rng: random.Random | None) -> tuple[np.ndarra
 
 def train_judge(views: list[JudgeView], steps: int, batch: int, lr: float,
                 seed: int) -> nn.Module:
-    """Half flat, half cocked views a batch; AdamW with a one-cycle learning rate."""
-    rng = random.Random(seed)
-    flat = [v for v in views if not v[3]]
-    cocked = [v for v in views if v[3]]
-    net = make_judge().train()
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
-    start = time.time()
-    for step in range(steps):
-        chosen = [rng.choice(cocked if i % 2 else flat) for i in range(batch)]
+    """Half flat, half cocked views a batch (`train_two_classes`)."""
+    def to_input(chosen: list[JudgeView], rng: random.Random) -> torch.Tensor:
         exs = [judge_example(v, rng) for v in chosen]
-        x = torch.from_numpy(cj.judge_blob([e[0] for e in exs], [e[1] for e in exs]))
-        y = torch.tensor([int(v[3]) for v in chosen])
-        loss, acc = cross_entropy_step(net, opt, sched, x, y)
-        if step % 200 == 0 or step == steps - 1:
-            log.info("judge step %d/%d loss %.3f acc %.3f (%.0fs)", step, steps, loss, acc,
-                     time.time() - start)
-    return net.eval()
+        return torch.from_numpy(cj.judge_blob([e[0] for e in exs], [e[1] for e in exs]))
+
+    return train_two_classes(make_judge(), [v for v in views if not v[3]],
+                             [v for v in views if v[3]], to_input, steps, batch, lr, seed)
 
 
 def report(judge_file: Path, views: list[JudgeView]) -> None:

@@ -21,6 +21,7 @@ import math
 import random
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -529,6 +530,38 @@ def cross_entropy_step(net: nn.Module, opt: torch.optim.Optimizer,
     return loss.item(), (out.argmax(1) == y).float().mean().item()
 
 
+def train_two_classes(net: nn.Module, negatives: list, positives: list,
+                      to_input: Callable[[list, random.Random], torch.Tensor], steps: int,
+                      batch: int, lr: float, seed: int) -> nn.Module:
+    """Train a two-output judge: half of each batch drawn from `negatives` (label 0), half
+    from `positives` (label 1), made into the net's input by `to_input(chosen, rng)`; AdamW
+    with a one-cycle learning rate."""
+    rng = random.Random(seed)
+    net.train()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    y = torch.tensor([i % 2 for i in range(batch)])
+    start = time.time()
+    for step in range(steps):
+        chosen = [rng.choice(positives if i % 2 else negatives) for i in range(batch)]
+        loss, acc = cross_entropy_step(net, opt, sched, to_input(chosen, rng), y)
+        if step % 200 == 0 or step == steps - 1:
+            log.info("judge step %d/%d loss %.3f acc %.3f (%.0fs)", step, steps, loss, acc,
+                     time.time() - start)
+    return net.eval()
+
+
+def detector_peaks(net: cv2.dnn.Net, s: Sample,
+                   threshold: float) -> Iterator[tuple[dm.Candidate, np.ndarray]]:
+    """The detector's peaks on a sample at `threshold` or above, each with the mask of the
+    labelled boxes that hold its centre."""
+    net.setInput(dm.to_blob([dm.detector_input(s.image, s.det_scale)]))
+    for c in dm.decode_detections(net.forward()[0], s.det_scale, threshold):
+        inside = ((s.boxes[:, 0] <= c.cx) & (c.cx <= s.boxes[:, 2])
+                  & (s.boxes[:, 1] <= c.cy) & (c.cy <= s.boxes[:, 3]))
+        yield c, inside
+
+
 def mine_detector_views(detector_file: Path, samples: list[Sample]) -> tuple[int, int, int]:
     """Peaks of the exported detector away from every labelled die (tray holes, specks: hard
     negatives), those on cocked dice (`Sample.cocked_views`) and those on exactly one readable
@@ -536,13 +569,7 @@ def mine_detector_views(detector_file: Path, samples: list[Sample]) -> tuple[int
     net = cv2.dnn.readNetFromONNX(str(detector_file))
     count = views = flat = 0
     for s in samples:
-        net.setInput(dm.to_blob([dm.detector_input(s.image, s.det_scale)]))
-        out = net.forward()[0]
-        for c in dm.decode_detections(out, s.det_scale, 0.05):
-            inside = (
-                (s.boxes[:, 0] <= c.cx) & (c.cx <= s.boxes[:, 2])
-                & (s.boxes[:, 1] <= c.cy) & (c.cy <= s.boxes[:, 3])
-            )
+        for c, inside in detector_peaks(net, s, 0.05):
             if not inside.any():
                 s.hard_negatives.append((c.cx, c.cy, max(c.width, c.height)))
                 count += 1

@@ -21,7 +21,6 @@ import argparse
 import logging
 import random
 import sys
-import time
 from pathlib import Path
 
 import cv2
@@ -32,7 +31,14 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_dice_model import Sample, block, cross_entropy_step, export, render_patches
+from train_dice_model import (
+    Sample,
+    block,
+    detector_peaks,
+    export,
+    render_patches,
+    train_two_classes,
+)
 
 from vision import dice_model as dm
 from vision import four_six_judge as fs
@@ -70,10 +76,7 @@ def face_views(samples: list[Sample], detector_file: Path) -> list[FaceView]:
             x0, y0, x1, y1 = s.faces[i].tolist()
             views.append((s, (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0),
                           bool(s.values[i] == 6)))
-        net.setInput(dm.to_blob([dm.detector_input(s.image, s.det_scale)]))
-        for c in dm.decode_detections(net.forward()[0], s.det_scale, 0.3):
-            inside = ((s.boxes[:, 0] <= c.cx) & (c.cx <= s.boxes[:, 2])
-                      & (s.boxes[:, 1] <= c.cy) & (c.cy <= s.boxes[:, 3]))
+        for c, inside in detector_peaks(net, s, 0.3):
             if inside.sum() == 1 and wanted[inside].all():
                 cx, cy, w, h = top_face(c.cx, c.cy, c.width, c.height, s.parallax)
                 views.append((s, cx, cy, max(w, h), bool(s.values[inside][0] == 6)))
@@ -114,23 +117,12 @@ def judge_example(view: FaceView, rng: random.Random | None) -> np.ndarray:
 
 def train_judge(views: list[FaceView], steps: int, batch: int, lr: float,
                 seed: int) -> nn.Module:
-    """Half 4s, half 6s a batch; AdamW with a one-cycle learning rate."""
-    rng = random.Random(seed)
-    fours = [v for v in views if not v[4]]
-    sixes = [v for v in views if v[4]]
-    net = make_judge().train()
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
-    start = time.time()
-    for step in range(steps):
-        chosen = [rng.choice(sixes if i % 2 else fours) for i in range(batch)]
-        x = torch.from_numpy(dm.to_blob([judge_example(v, rng) for v in chosen]))
-        y = torch.tensor([int(v[4]) for v in chosen])
-        loss, acc = cross_entropy_step(net, opt, sched, x, y)
-        if step % 200 == 0 or step == steps - 1:
-            log.info("judge step %d/%d loss %.3f acc %.3f (%.0fs)", step, steps, loss, acc,
-                     time.time() - start)
-    return net.eval()
+    """Half 4s, half 6s a batch (`train_two_classes`)."""
+    def to_input(chosen: list[FaceView], rng: random.Random) -> torch.Tensor:
+        return torch.from_numpy(dm.to_blob([judge_example(v, rng) for v in chosen]))
+
+    return train_two_classes(make_judge(), [v for v in views if not v[4]],
+                             [v for v in views if v[4]], to_input, steps, batch, lr, seed)
 
 
 def report(judge_file: Path, views: list[FaceView]) -> None:

@@ -18,8 +18,8 @@ from vision.calibration import (
     maedn_start,
     warp_board,
 )
-from vision.four_six_judge import FourSixJudge
 from vision.frame_reader import FrameReader
+from vision.pair_judge import PairJudge
 from vision.render_dataset import random_scene
 from vision.renderer import Scene, render
 
@@ -66,11 +66,12 @@ def main() -> None:
         else:
             rows.append((game, "frame → Observation (board + dice reader)", "n/a", "n/a"))
         if with_dice.dice_reader is not None:
-            # paid only for a die read as a 4 or a 6 unsurely (27 of 360 on two clear sets)
+            # paid only for a die read unsurely as one of a judged pair (4 or 6: 27 of 360 on
+            # two clear sets); both pairs' judges are the same network
             face = [(640.0, 360.0, die_size_px(calib.to_image, geo.width, geo.height))]
-            judge = FourSixJudge()
-            rows.append((game, "4-or-6 judge, one unsure die (two views)",
-                         *_ms(lambda im, f=face, j=judge: j.p_six(im, f), images)))
+            judge = PairJudge((4, 6))
+            rows.append((game, "pair judge, one unsure die (two views)",
+                         *_ms(lambda im, f=face, j=judge: j.p_higher(im, f), images)))
         rows.append((game, "render one frame (simulator)", *summary(render_samples)))
     print_table("Vision: 1280×720 frame on one core (cv2.setNumThreads(1)), ms",
                 ("game", "step", "median ms", "p99 ms"), rows)

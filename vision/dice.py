@@ -8,7 +8,8 @@ edge shows a side face beside the top face; for a lone die coloured like the boa
 its silhouette against that board) is reported as *cocked*: `value=None, cocked=True`,
 so the referee asks for a re-roll instead of guessing: a misread die accuses a correct player.
 At the table (a calibrated camera) a network trained for it judges flat or cocked instead of
-those rules (`vision.cocked_judge`), and another settles a blurred 4 or 6 (`vision.four_six_judge`).
+those rules (`vision.cocked_judge`), and others settle a blurred 4 or 6, 2 or 3
+(`vision.pair_judge`).
 
 A reader holds OpenCV DNN networks, which are not thread-safe: use one reader per thread.
 """
@@ -29,8 +30,8 @@ import numpy as np
 from vision import dice_model as dm
 from vision.cocked_judge import JUDGE_FILE, CockedJudge
 from vision.dice_model import DiceModelError
-from vision.four_six_judge import FOUR_SIX_FILE, FourSixJudge
 from vision.markers import marker_detector, quad_side
+from vision.pair_judge import PAIR_FILES, PairJudge
 from vision.parallax import Parallax
 
 log = logging.getLogger(__name__)
@@ -87,9 +88,10 @@ class DiceReader:
     `dm.TABLE_DIE_PX`) are judged flat or cocked by a network of their own instead of the
     classifier's cocked class, the two-faces rule, the box's aspect and the outline
     (`vision.cocked_judge`): cocked when its probability is at least `judge_threshold`; and
-    a die of theirs the classifier reads as a 4 or a 6 with less than `four_six_sure` is
-    settled between the two by a network that sees its top face closer
-    (`vision.four_six_judge`): blur along a 4's pip columns smears it into a 6's two bars.
+    a die of theirs the classifier reads as a 4 or a 6 (a 2 or a 3) with less than
+    `pair_sure` is settled between the two by a network that sees its top face closer
+    (`vision.pair_judge`): blur along a 4's pip columns smears it into a 6's two bars, and
+    along a 2's diagonal into a 3's.
     """
 
     def __init__(
@@ -110,7 +112,7 @@ class DiceReader:
         duplicate_box: float = 0.8,
         parallax: Parallax | None = None,
         judge_threshold: float = 0.4,
-        four_six_sure: float = 0.97,
+        pair_sure: float = 0.97,
     ) -> None:
         if die_size_px <= 0:
             raise ValueError(f"die_size_px must be positive, got {die_size_px}")
@@ -122,9 +124,10 @@ class DiceReader:
         #: the table camera's dice are judged flat or cocked by a network; with a parallax only
         self._judge = (CockedJudge(folder / JUDGE_FILE.name) if die_size_px < dm.TABLE_DIE_PX
                        else None)
-        #: ... and a 4 or a 6 read unsurely is settled by a network of its own
-        self._four_six = (FourSixJudge(folder / FOUR_SIX_FILE.name)
-                          if die_size_px < dm.TABLE_DIE_PX else None)
+        #: ... and a 4 or a 6, a 2 or a 3 read unsurely is settled by a network of its own
+        self._pair_judges = ([PairJudge(pair, folder / path.name)
+                              for pair, path in PAIR_FILES.items()]
+                             if die_size_px < dm.TABLE_DIE_PX else [])
         self._classifier.setInput(np.zeros((1, 3, dm.CROP_SIZE, dm.CROP_SIZE), np.float32))
         classes = self._classifier.forward().size
         if classes != dm.NUM_CLASSES:
@@ -156,9 +159,9 @@ class DiceReader:
         if not 0.0 < judge_threshold < 1.0:
             raise ValueError(f"judge_threshold must lie in (0, 1), got {judge_threshold}")
         self.judge_threshold = judge_threshold
-        if not 0.0 <= four_six_sure <= 1.0:
-            raise ValueError(f"four_six_sure must lie in [0, 1], got {four_six_sure}")
-        self.four_six_sure = four_six_sure
+        if not 0.0 <= pair_sure <= 1.0:
+            raise ValueError(f"pair_sure must lie in [0, 1], got {pair_sure}")
+        self.pair_sure = pair_sure
         self._markers = marker_detector()
 
     def read(
@@ -188,7 +191,7 @@ class DiceReader:
         found = candidates + hidden
         tops = [top_face(c.cx, c.cy, c.width, c.height, self.parallax) for c in found]
         crops = [dm.crop_die(image, x, y, dm.crop_side(w, h)) for x, y, w, h in tops]
-        probs = self._settle_four_six(image, tops, self.classify(crops))
+        probs = self._settle_pairs(image, tops, self.classify(crops))
         readings = self._choose(image, found, tops, probs, len(candidates))
         if mask is None and self.parallax is not None:
             readings = [r for r in readings if not self._on_marker(image, r.box)]
@@ -212,26 +215,30 @@ class DiceReader:
         probs[unsure] = (probs[unsure] + more.sum(axis=0)) / self.views
         return probs
 
-    def _settle_four_six(self, image: np.ndarray, tops: list[tuple[float, float, float, float]],
-                         probs: np.ndarray) -> np.ndarray:
+    def _settle_pairs(self, image: np.ndarray, tops: list[tuple[float, float, float, float]],
+                      probs: np.ndarray) -> np.ndarray:
         """For the table camera's dice with a calibration: the candidates that are dice, read
-        as a 4 or a 6 with less than `four_six_sure`, have their probability of "4 or 6" split
-        between the two by the 4-or-6 judge (`vision.four_six_judge`), which sees the top face
-        closer than the classifier; other rows are left as they are."""
-        if self._four_six is None or self.parallax is None or len(probs) == 0:
+        as one value of a judged pair (4 or 6, 2 or 3) with less than `pair_sure`, have their
+        probability of "either of the pair" split between the two by that pair's judge
+        (`vision.pair_judge`), which sees the top face closer than the classifier; other rows
+        are left as they are."""
+        if not self._pair_judges or self.parallax is None or len(probs) == 0:
             return probs
         values = np.argmax(probs[:, 1 : dm.COCKED], axis=1) + 1
-        p_value = probs[np.arange(len(probs)), values]
-        ask = np.flatnonzero(np.isin(values, (4, 6)) & (p_value < self.four_six_sure)
-                             & (1.0 - probs[:, dm.NOT_A_DIE] >= self.die_threshold))
-        if len(ask) == 0:
-            return probs
-        faces = [(tops[i][0], tops[i][1], max(tops[i][2], tops[i][3])) for i in ask.tolist()]
-        p_six = self._four_six.p_six(image, faces)
-        pair = probs[ask, 4] + probs[ask, 6]
+        unsure = ((probs[np.arange(len(probs)), values] < self.pair_sure)
+                  & (1.0 - probs[:, dm.NOT_A_DIE] >= self.die_threshold))
         settled = probs.copy()
-        settled[ask, 4] = pair * (1.0 - p_six)
-        settled[ask, 6] = pair * p_six
+        for judge in self._pair_judges:
+            low, high = judge.pair
+            ask = np.flatnonzero(unsure & np.isin(values, judge.pair))
+            if len(ask) == 0:
+                continue
+            faces = [(tops[i][0], tops[i][1], max(tops[i][2], tops[i][3]))
+                     for i in ask.tolist()]
+            p_high = judge.p_higher(image, faces)
+            either = probs[ask, low] + probs[ask, high]
+            settled[ask, low] = either * (1.0 - p_high)
+            settled[ask, high] = either * p_high
         return settled
 
     def _forward(self, crops: list[np.ndarray]) -> np.ndarray:

@@ -7,13 +7,13 @@ import pytest
 from vision.cocked_judge import JUDGE_FILE
 from vision.dice_eval import default_data_dir
 from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE, TABLE_CLASSIFIER_FILE
-from vision.four_six_judge import FOUR_SIX_FILE
+from vision.pair_judge import PAIR_FILES
 
 DATA = default_data_dir()
 MODELS_PRESENT = all(f.is_file() for f in (DETECTOR_FILE, CLASSIFIER_FILE, TABLE_CLASSIFIER_FILE,
-                                           JUDGE_FILE, FOUR_SIX_FILE))
+                                           JUDGE_FILE, *PAIR_FILES.values()))
 MODELS_MISSING = ("dice model files vision/models/*.onnx missing (tools/train_dice_model.py, "
-                  "tools/train_cocked_judge.py, tools/train_four_six_judge.py)")
+                  "tools/train_cocked_judge.py, tools/train_pair_judge.py)")
 
 needs_data = pytest.mark.skipif(
     not (DATA / "labels.json").is_file(),

@@ -17,7 +17,7 @@ from vision.cocked_judge import JUDGE_FILE
 from vision.dice import DiceInputError, DiceModelError, DiceReader
 from vision.dice_eval import load_labels
 from vision.dice_model import CLASSIFIER_FILE, DETECTOR_FILE, TABLE_CLASSIFIER_FILE, TABLE_DIE_PX
-from vision.four_six_judge import FOUR_SIX_FILE
+from vision.pair_judge import PAIR_FILES
 
 
 @pytest.fixture(scope="module")
@@ -98,9 +98,10 @@ def test_small_dice_need_the_table_classifier_and_photos_the_other(tmp_path) -> 
     with pytest.raises(DiceModelError, match=r"dice_cocked_table\.onnx"):
         DiceReader(model_dir=tmp_path, die_size_px=16.0)
     (tmp_path / JUDGE_FILE.name).write_bytes(JUDGE_FILE.read_bytes())
-    with pytest.raises(DiceModelError, match=r"dice_four_six_table\.onnx"):
-        DiceReader(model_dir=tmp_path, die_size_px=16.0)
-    (tmp_path / FOUR_SIX_FILE.name).write_bytes(FOUR_SIX_FILE.read_bytes())
+    for pair_file in PAIR_FILES.values():
+        with pytest.raises(DiceModelError, match=pair_file.name.replace(".", r"\.")):
+            DiceReader(model_dir=tmp_path, die_size_px=16.0)
+        (tmp_path / pair_file.name).write_bytes(pair_file.read_bytes())
     assert DiceReader(model_dir=tmp_path, die_size_px=16.0).die_size_px == 16.0
     with pytest.raises(DiceModelError, match=r"dice_classifier\.onnx"):
         DiceReader(model_dir=tmp_path)

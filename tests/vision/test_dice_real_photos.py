@@ -202,7 +202,7 @@ def test_only_unsure_crops_get_the_extra_views(die_crops) -> None:
 @pytest.mark.parametrize(
     ("setting", "words"),
     [({"views": 3}, "views must be one of"), ({"duplicate_box": 0.0}, "duplicate_box"),
-     ({"four_six_sure": 1.5}, "four_six_sure")],
+     ({"pair_sure": 1.5}, "pair_sure")],
 )
 def test_reader_settings_out_of_range_are_rejected_by_name(setting: dict, words: str) -> None:
     with pytest.raises(ValueError, match=words):

@@ -1,18 +1,18 @@
-"""Train the table camera's 4-or-6 judge (`vision/four_six_judge.py`) on rendered throws.
+"""Train one of the table camera's pair judges (`vision/pair_judge.py`) on rendered throws.
 
 Needs PyTorch for training only (`pip install torch==2.13.0 onnx`). Usage:
 
-    .venv/bin/python tools/train_four_six_judge.py [--out vision/models] [--patches 16000]
+    .venv/bin/python tools/train_pair_judge.py --pair 4 6 [--out vision/models] [--patches 16000]
 
 The data are rendered throws (`train_dice_model.render_patches`: both boards, every camera,
-blur and light of the renderer), each kept around its dice; only the flat 4s and 6s are used.
-The judge sees each such die around its top face as the reader at the table cuts it: from the
-labelled box and from every box the committed detector finds on it (`vision.dice.top_face`).
-Unlike the crop classifier's training, no blur is added to the crops: the renderer's own blur
-is the camera's, and more would make 4s and 6s that no one can tell apart and teach the judge
-to shrug. Held-out throws of another seed say how often the judge and the committed table
-classifier (its 4-against-6 share) are right on the same dice; the exact command of the
-committed file is in `vision/models/README.md`.
+blur and light of the renderer), each kept around its dice; only the flat dice showing one of
+the pair are used. The judge sees each such die around its top face as the reader at the table
+cuts it: from the labelled box and from every box the committed detector finds on it
+(`vision.dice.top_face`). Unlike the crop classifier's training, no blur is added to the crops:
+the renderer's own blur is the camera's, and more would make faces that no one can tell apart
+and teach the judge to shrug. Held-out throws of another seed say how often the judge and the
+committed table classifier (its share of the pair) are right on the same dice; the exact
+commands of the committed files are in `vision/models/README.md`.
 """
 
 from __future__ import annotations
@@ -41,19 +41,20 @@ from train_dice_model import (
 )
 
 from vision import dice_model as dm
-from vision import four_six_judge as fs
+from vision import pair_judge as pj
 from vision.dice import top_face
 
-log = logging.getLogger("train_four_six_judge")
+log = logging.getLogger("train_pair_judge")
 
-#: A top face as the judge sees it: the sample, centre x, y and size (pixels), 6 or not.
+#: A top face as the judge sees it: the sample, centre x, y and size (pixels), whether it
+#: shows the pair's higher value.
 FaceView = tuple[Sample, float, float, float, bool]
 
 
 def make_judge() -> nn.Module:
     """Conv blocks 3 -> 32 | 64-64 | 96 | 128 with pooling between, global average pool, two
-    outputs (4, 6): the first pooling comes after one block, so the pips' spacing is seen at
-    the crop's full resolution."""
+    outputs (lower, higher value): the first pooling comes after one block, so the pips'
+    spacing is seen at the crop's full resolution."""
     return nn.Sequential(
         block(3, 32), nn.MaxPool2d(2),
         block(32, 64), block(64, 64), nn.MaxPool2d(2),
@@ -63,23 +64,25 @@ def make_judge() -> nn.Module:
     )
 
 
-def face_views(samples: list[Sample], detector_file: Path) -> list[FaceView]:
-    """Each flat 4 and 6 at its labelled top face, and at the top face of every detector peak
-    the reader would look at (score at least 0.3) that lies inside that die's box alone."""
+def face_views(samples: list[Sample], detector_file: Path,
+               pair: tuple[int, int]) -> list[FaceView]:
+    """Each flat die showing one of the pair at its labelled top face, and at the top face of
+    every detector peak the reader would look at (score at least 0.3) that lies inside that
+    die's box alone."""
     net = dm.load_net(detector_file)
     views: list[FaceView] = []
     for s in samples:
-        wanted = ~s.cocked & s.readable & np.isin(s.values, (4, 6))
+        wanted = ~s.cocked & s.readable & np.isin(s.values, pair)
         if not wanted.any():
             continue
         for i in np.flatnonzero(wanted).tolist():
             x0, y0, x1, y1 = s.faces[i].tolist()
             views.append((s, (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0),
-                          bool(s.values[i] == 6)))
+                          bool(s.values[i] == pair[1])))
         for c, inside in detector_peaks(net, s, 0.3):
             if inside.sum() == 1 and wanted[inside].all():
                 cx, cy, w, h = top_face(c.cx, c.cy, c.width, c.height, s.parallax)
-                views.append((s, cx, cy, max(w, h), bool(s.values[inside][0] == 6)))
+                views.append((s, cx, cy, max(w, h), bool(s.values[inside][0] == pair[1])))
     return views
 
 
@@ -107,7 +110,7 @@ def judge_example(view: FaceView, rng: random.Random | None) -> np.ndarray:
         cy += rng.uniform(-0.06, 0.06) * size
         size *= rng.uniform(0.92, 1.08)
         turn = rng.uniform(0.0, 360.0)
-    crop = fs.four_six_crop(s.image, cx, cy, size, turn)
+    crop = pj.pair_crop(s.image, cx, cy, size, turn)
     if rng is not None:
         if rng.random() < 0.5:
             crop = crop[:, ::-1]
@@ -117,7 +120,7 @@ def judge_example(view: FaceView, rng: random.Random | None) -> np.ndarray:
 
 def train_judge(views: list[FaceView], steps: int, batch: int, lr: float,
                 seed: int) -> nn.Module:
-    """Half 4s, half 6s a batch (`train_two_classes`)."""
+    """Half lower, half higher values a batch (`train_two_classes`)."""
     def to_input(chosen: list[FaceView], rng: random.Random) -> torch.Tensor:
         return torch.from_numpy(dm.to_blob([judge_example(v, rng) for v in chosen]))
 
@@ -125,27 +128,31 @@ def train_judge(views: list[FaceView], steps: int, batch: int, lr: float,
                              [v for v in views if v[4]], to_input, steps, batch, lr, seed)
 
 
-def report(judge_file: Path, views: list[FaceView]) -> None:
-    """The exported judge against the committed table classifier's 4-or-6 share, on the same
-    held-out top faces (labelled and detected)."""
-    judge = fs.FourSixJudge(judge_file)
+def report(judge_file: Path, views: list[FaceView], pair: tuple[int, int]) -> None:
+    """The exported judge against the committed table classifier's share of the pair, on the
+    same held-out top faces (labelled and detected)."""
+    judge = pj.PairJudge(pair, judge_file)
     classifier = dm.load_net(dm.TABLE_CLASSIFIER_FILE)
     truth = np.array([v[4] for v in views])
-    p_judge = np.concatenate([judge.p_six(s.image, [(cx, cy, size)])
+    p_judge = np.concatenate([judge.p_higher(s.image, [(cx, cy, size)])
                               for s, cx, cy, size, _ in views])
     crops = [dm.crop_die(s.image, cx, cy, dm.crop_side(size, size))
              for s, cx, cy, size, _ in views]
     classifier.setInput(dm.to_blob(crops))
     probs = dm.softmax(classifier.forward().reshape(len(crops), dm.NUM_CLASSES))
-    p_classifier = probs[:, 6] / np.maximum(probs[:, 4] + probs[:, 6], 1e-9)
+    low, high = pair
+    p_classifier = probs[:, high] / np.maximum(probs[:, low] + probs[:, high], 1e-9)
     for name, p in (("judge", p_judge), ("classifier", p_classifier)):
         wrong = (p >= 0.5) != truth
-        log.info("held out, %s: %d of %d 4s/6s wrong (%d 4s, %d 6s)", name, int(wrong.sum()),
-                 len(views), int((wrong & ~truth).sum()), int((wrong & truth).sum()))
+        log.info("held out, %s: %d of %d %ds/%ds wrong (%d %ds, %d %ds)", name,
+                 int(wrong.sum()), len(views), low, high, int((wrong & ~truth).sum()), low,
+                 int((wrong & truth).sum()), high)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pair", type=int, nargs=2, required=True, metavar=("LOW", "HIGH"),
+                        help=f"the values the judge tells apart, one of {sorted(pj.PAIR_FILES)}")
     parser.add_argument("--out", type=Path, default=dm.MODEL_DIR)
     parser.add_argument("--detector", type=Path, default=dm.DETECTOR_FILE,
                         help="the detector whose peaks give the views (default: committed)")
@@ -161,20 +168,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=70)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
+    pair = tuple(args.pair)
+    if pair not in pj.PAIR_FILES:
+        parser.error(f"--pair {args.pair[0]} {args.pair[1]}: judged pairs are "
+                     f"{sorted(pj.PAIR_FILES)}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     patches = render_patches(args.patches, args.seed, args.workers)
-    views = face_views(patches, args.detector)
-    log.info("%d patches, %d views (%d of 6s)", len(patches), len(views),
-             sum(v[4] for v in views))
+    views = face_views(patches, args.detector, pair)
+    log.info("%d patches, %d views (%d of %ds)", len(patches), len(views),
+             sum(v[4] for v in views), pair[1])
     net = train_judge(views, args.steps, args.batch, args.lr, args.seed)
-    path = args.out / fs.FOUR_SIX_FILE.name
-    export(net, torch.zeros(1, 3, fs.FOUR_SIX_CROP, fs.FOUR_SIX_CROP), path, {0: "batch"})
+    path = args.out / pj.PAIR_FILES[pair].name
+    export(net, torch.zeros(1, 3, pj.PAIR_CROP, pj.PAIR_CROP), path, {0: "batch"})
     if args.held_out:
         held = render_patches(args.held_out, args.seed + 1000, args.workers)
-        report(path, face_views(held, args.detector))
+        report(path, face_views(held, args.detector, pair), pair)
     return 0
 
 

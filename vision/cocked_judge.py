@@ -57,12 +57,9 @@ class CockedJudge:
     """The judge network, loaded once per reader (OpenCV nets are not thread-safe)."""
 
     def __init__(self, path: Path = JUDGE_FILE) -> None:
-        self._net = dm.load_net(path)
-        self._net.setInput(np.zeros((1, JUDGE_CHANNELS, JUDGE_CROP, JUDGE_CROP), np.float32))
-        outputs = self._net.forward().size
-        if outputs != 2:
-            raise dm.DiceModelError(f"{path}: {outputs} outputs, the judge has two (flat, "
-                                    "cocked); train it anew with tools/train_cocked_judge.py")
+        self._net = dm.load_net_with_outputs(
+            path, (1, JUDGE_CHANNELS, JUDGE_CROP, JUDGE_CROP), 2,
+            "the judge has two (flat, cocked); train it anew with tools/train_cocked_judge.py")
 
     def p_cocked(self, image: np.ndarray, centres: list[tuple[float, float]], die_px: float,
                  parallax: Parallax) -> np.ndarray:

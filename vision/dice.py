@@ -29,7 +29,7 @@ import numpy as np
 
 from vision import dice_model as dm
 from vision.cocked_judge import JUDGE_FILE, CockedJudge
-from vision.dice_model import DiceModelError
+from vision.dice_model import DiceModelError as DiceModelError  # callers catch it from here
 from vision.markers import marker_detector, quad_side
 from vision.pair_judge import PAIR_FILES, PairJudge
 from vision.parallax import Parallax
@@ -120,7 +120,10 @@ class DiceReader:
         self._detector = dm.load_net(folder / dm.DETECTOR_FILE.name)
         classifier_file = folder / (dm.TABLE_CLASSIFIER_FILE.name if die_size_px < dm.TABLE_DIE_PX
                                     else dm.CLASSIFIER_FILE.name)
-        self._classifier = dm.load_net(classifier_file)
+        self._classifier = dm.load_net_with_outputs(
+            classifier_file, (1, 3, dm.CROP_SIZE, dm.CROP_SIZE), dm.NUM_CLASSES,
+            f"the reader needs {dm.NUM_CLASSES} classes (train it anew with "
+            "tools/train_dice_model.py)")
         #: the table camera's dice are judged flat or cocked by a network; with a parallax only
         self._judge = (CockedJudge(folder / JUDGE_FILE.name) if die_size_px < dm.TABLE_DIE_PX
                        else None)
@@ -128,12 +131,6 @@ class DiceReader:
         self._pair_judges = ([PairJudge(pair, folder / path.name)
                               for pair, path in PAIR_FILES.items()]
                              if die_size_px < dm.TABLE_DIE_PX else [])
-        self._classifier.setInput(np.zeros((1, 3, dm.CROP_SIZE, dm.CROP_SIZE), np.float32))
-        classes = self._classifier.forward().size
-        if classes != dm.NUM_CLASSES:
-            raise DiceModelError(f"{classifier_file}: {classes} classes, the reader needs "
-                                 f"{dm.NUM_CLASSES} (train it anew with "
-                                 "tools/train_dice_model.py)")
         self.die_size_px = die_size_px
         if detector_die_px <= 0:
             raise ValueError(f"detector_die_px must be positive, got {detector_die_px}")

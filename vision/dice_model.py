@@ -65,6 +65,19 @@ def load_net(path: Path) -> cv2.dnn.Net:
         raise DiceModelError(f"{path}: not a readable ONNX model ({exc})") from exc
 
 
+def load_net_with_outputs(path: Path, input_shape: tuple[int, ...], outputs: int,
+                          expected: str) -> cv2.dnn.Net:
+    """`load_net`, then one run on zeros of `input_shape`: a file trained for another job
+    (another number of outputs) is refused at start-up, naming the file and `expected` (what
+    it should give and how to train it), instead of failing on the first die."""
+    net = load_net(path)
+    net.setInput(np.zeros(input_shape, np.float32))
+    found = net.forward().size
+    if found != outputs:
+        raise DiceModelError(f"{path}: {found} outputs, {expected}")
+    return net
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """One detector peak, in the coordinates of the original image."""

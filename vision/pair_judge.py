@@ -35,7 +35,7 @@ PAIR_SPAN = 1.2
 #: change when it turns. On the 201 dice the 4-or-6 judge was asked for on five clear sets,
 #: one, two, four and eight views made the same decisions (one wrong); each view costs about
 #: 1.5 ms on one core.
-VIEWS = ((0, False), (1, False))
+QUARTER_TURNS = (0, 1)
 
 
 def pair_matrix(cx: float, cy: float, face_px: float, turn_deg: float = 0.0) -> np.ndarray:
@@ -60,13 +60,10 @@ class PairJudge:
             raise ValueError(f"no judge for the pair {pair}; judged pairs: {sorted(PAIR_FILES)}")
         self.pair = pair
         path = PAIR_FILES[pair] if path is None else path
-        self._net = dm.load_net(path)
-        self._net.setInput(np.zeros((1, 3, PAIR_CROP, PAIR_CROP), np.float32))
-        outputs = self._net.forward().size
-        if outputs != 2:
-            raise dm.DiceModelError(f"{path}: {outputs} outputs, the judge of {pair[0]} or "
-                                    f"{pair[1]} has two; train it anew with "
-                                    "tools/train_pair_judge.py")
+        self._net = dm.load_net_with_outputs(
+            path, (1, 3, PAIR_CROP, PAIR_CROP), 2,
+            f"the judge of {pair[0]} or {pair[1]} has two; train it anew with "
+            "tools/train_pair_judge.py")
 
     def p_higher(self, image: np.ndarray, faces: list[tuple[float, float, float]]) -> np.ndarray:
         """For each top face (centre x, y and width in image pixels) of a die showing one of
@@ -74,7 +71,7 @@ class PairJudge:
         if not faces:
             return np.zeros(0)
         crops = [pair_crop(image, cx, cy, size) for cx, cy, size in faces]
-        views = [np.rot90(c[:, ::-1] if m else c, k) for c in crops for k, m in VIEWS]
+        views = [np.rot90(c, k) for c in crops for k in QUARTER_TURNS]
         self._net.setInput(dm.to_blob(views))
         p = dm.softmax(self._net.forward().reshape(len(views), 2))[:, 1]
-        return p.reshape(len(faces), len(VIEWS)).mean(axis=1)
+        return p.reshape(len(faces), len(QUARTER_TURNS)).mean(axis=1)

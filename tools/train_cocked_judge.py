@@ -33,11 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from train_dice_model import (
     Sample,
+    add_judge_arguments,
     block,
     colour_jitter,
     detector_peaks,
     export,
     render_patches,
+    start_judge_training,
     train_two_classes,
 )
 
@@ -124,27 +126,11 @@ def report(judge_file: Path, views: list[JudgeView]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=dm.MODEL_DIR)
-    parser.add_argument("--detector", type=Path, default=dm.DETECTOR_FILE,
-                        help="the detector whose peaks give the views (default: committed)")
-    parser.add_argument("--patches", type=int, default=6000,
-                        help="rendered throws kept around their dice to train on")
-    parser.add_argument("--held-out", type=int, default=600,
-                        help="rendered throws of another seed to report on")
+    add_judge_arguments(parser, patches=6000, held_out=600, steps=6000, seed=50)
     parser.add_argument("--touching", type=float, default=0.2,
                         help="share of rendered throws whose dice lie pressed face to face")
-    parser.add_argument("--steps", type=int, default=6000)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=2e-3,
-                        help="peak learning rate of the one-cycle schedule")
-    parser.add_argument("--workers", type=int, default=1, help="processes rendering")
-    parser.add_argument("--seed", type=int, default=50)
-    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    cv2.setNumThreads(1)
+    start_judge_training(args)
     patches = render_patches(args.patches, args.seed, args.workers, args.touching)
     views = judge_views(patches, args.detector)
     log.info("%d patches, %d views (%d cocked)", len(patches), len(views),

@@ -551,6 +551,35 @@ def train_two_classes(net: nn.Module, negatives: list, positives: list,
     return net.eval()
 
 
+def add_judge_arguments(parser: argparse.ArgumentParser, *, patches: int, held_out: int,
+                        steps: int, seed: int) -> None:
+    """The options every judge's trainer takes, with that judge's defaults for its data,
+    length and seed."""
+    parser.add_argument("--out", type=Path, default=dm.MODEL_DIR)
+    parser.add_argument("--detector", type=Path, default=dm.DETECTOR_FILE,
+                        help="the detector whose peaks give the views (default: committed)")
+    parser.add_argument("--patches", type=int, default=patches,
+                        help="rendered throws kept around their dice to train on")
+    parser.add_argument("--held-out", type=int, default=held_out,
+                        help="rendered throws of another seed to report on")
+    parser.add_argument("--steps", type=int, default=steps)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=2e-3,
+                        help="peak learning rate of the one-cycle schedule")
+    parser.add_argument("--workers", type=int, default=1, help="processes rendering")
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--threads", type=int, default=1)
+
+
+def start_judge_training(args: argparse.Namespace) -> None:
+    """Logging, the seed and the thread counts a judge's trainer runs with (OpenCV on one
+    thread: the rendering workers are processes)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+
+
 def detector_peaks(net: cv2.dnn.Net, s: Sample,
                    threshold: float) -> Iterator[tuple[dm.Candidate, np.ndarray]]:
     """The detector's peaks on a sample at `threshold` or above, each with the mask of the

@@ -23,7 +23,6 @@ import random
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -33,10 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from train_dice_model import (
     Sample,
+    add_judge_arguments,
     block,
     detector_peaks,
     export,
     render_patches,
+    start_judge_training,
     train_two_classes,
 )
 
@@ -153,29 +154,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pair", type=int, nargs=2, required=True, metavar=("LOW", "HIGH"),
                         help=f"the values the judge tells apart, one of {sorted(pj.PAIR_FILES)}")
-    parser.add_argument("--out", type=Path, default=dm.MODEL_DIR)
-    parser.add_argument("--detector", type=Path, default=dm.DETECTOR_FILE,
-                        help="the detector whose peaks give the views (default: committed)")
-    parser.add_argument("--patches", type=int, default=16000,
-                        help="rendered throws kept around their dice to train on")
-    parser.add_argument("--held-out", type=int, default=2000,
-                        help="rendered throws of another seed to report on")
-    parser.add_argument("--steps", type=int, default=5000)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=2e-3,
-                        help="peak learning rate of the one-cycle schedule")
-    parser.add_argument("--workers", type=int, default=1, help="processes rendering")
-    parser.add_argument("--seed", type=int, default=70)
-    parser.add_argument("--threads", type=int, default=1)
+    add_judge_arguments(parser, patches=16000, held_out=2000, steps=5000, seed=70)
     args = parser.parse_args(argv)
     pair = tuple(args.pair)
     if pair not in pj.PAIR_FILES:
         parser.error(f"--pair {args.pair[0]} {args.pair[1]}: judged pairs are "
                      f"{sorted(pj.PAIR_FILES)}")
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    cv2.setNumThreads(1)
+    start_judge_training(args)
     patches = render_patches(args.patches, args.seed, args.workers)
     views = face_views(patches, args.detector, pair)
     log.info("%d patches, %d views (%d of %ds)", len(patches), len(views),

@@ -14,20 +14,14 @@ from pathlib import Path
 from controller.journal import Journal
 from controller.sim.evening import play_game
 from controller.sim.table import Habits
+from tests.cli import spieltisch
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args: str, env: dict[str, str] | None = None,
          timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+    return spieltisch(*args, env=env, timeout=timeout)
 
 
 def _children(pid: int) -> list[int]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from controller import config
+from tests.cli import spieltisch
 
 
 def test_default_file_equals_the_dataclass_defaults() -> None:
@@ -118,13 +118,7 @@ def test_broken_toml_and_missing_file_are_named(tmp_path: Path) -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", "config", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=Path(__file__).resolve().parents[2],
-    )
+    return spieltisch("config", *args, timeout=60)
 
 
 def test_cli_prints_defaults_that_check_clean(tmp_path: Path) -> None:

@@ -13,15 +13,13 @@ from pathlib import Path
 import pytest
 
 from controller.frame_source import measured_camera_heights
+from tests.cli import spieltisch
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _spieltisch(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-    )
+    return spieltisch(*args, timeout=timeout)
 
 
 def _record(tmp_path: Path, folder: Path, every: int, seconds: float) -> None:

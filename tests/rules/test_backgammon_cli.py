@@ -9,20 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli import spieltisch
+
 ROOT = Path(__file__).resolve().parents[2]
 OPENING = "4HPwATDgc/ABMA"
 
 
 def _run(lines: list[str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", "rules", *args],
-        input="".join(line + "\n" for line in lines),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
+    return spieltisch("rules", *args, stdin="".join(line + "\n" for line in lines))
 
 
 def _bg(position: str, dice: list[int], variant: str = "standard") -> str:

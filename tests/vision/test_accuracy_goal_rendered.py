@@ -12,23 +12,20 @@ die right, no false die, every board right. Each game takes about a minute on on
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli import spieltisch
 from tests.vision.dice_requirements import needs_model
 from vision.render_dataset import score_boards
 
-REPO = Path(__file__).resolve().parents[2]
 GOAL_SEED = 78
 FRAMES_PER_GAME = 251
 
 
 def _spieltisch(*args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "controller.cli", *args], cwd=REPO,
-                            capture_output=True, text=True, timeout=600, check=False)
+    result = spieltisch(*args, timeout=600)
     assert result.returncode == 0, result.stderr
     return result.stdout
 

@@ -5,22 +5,17 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.cli import spieltisch
 from tests.vision.dice_requirements import DATA, needs_data, needs_model
 from vision.dice_eval import load_labels, score_image
-
-REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = [needs_data, needs_model]
 
 
-def spieltisch(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", "vision", *args],
-        cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
-    )
+def vision(*args: str) -> subprocess.CompletedProcess[str]:
+    return spieltisch("vision", *args)
 
 
 def test_dice_json_prints_one_contract_line_per_image_and_survives_bad_files(tmp_path) -> None:
@@ -32,7 +27,7 @@ def test_dice_json_prints_one_contract_line_per_image_and_survives_bad_files(tmp
     missing = tmp_path / "missing.jpg"
     paths = [str(items[0].path), str(not_image), str(empty), str(missing), str(items[1].path)]
 
-    result = spieltisch("dice", *paths, "--json")
+    result = vision("dice", *paths, "--json")
 
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert [line["image"] for line in lines] == paths
@@ -55,7 +50,7 @@ def test_dice_json_prints_one_contract_line_per_image_and_survives_bad_files(tmp
 
 def test_dice_json_on_good_images_exits_zero() -> None:
     item = load_labels(DATA, "test")[0]
-    result = spieltisch("dice", str(item.path), "--json")
+    result = vision("dice", str(item.path), "--json")
     assert result.returncode == 0, result.stderr
     assert len(result.stdout.splitlines()) == 1
 
@@ -87,7 +82,7 @@ def test_eval_json_counts_hand_made_wrong_missed_and_false_dice(tmp_path) -> Non
     a, b = load_labels(DATA, "test")[:2]
     folder = hand_made_folder(tmp_path)
 
-    result = spieltisch("eval", str(folder), "--split", "test", "--json")
+    result = vision("eval", str(folder), "--split", "test", "--json")
 
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
@@ -103,14 +98,14 @@ def test_eval_json_counts_hand_made_wrong_missed_and_false_dice(tmp_path) -> Non
 
 
 def test_eval_text_output_names_every_metric(tmp_path) -> None:
-    result = spieltisch("eval", str(hand_made_folder(tmp_path)), "--split", "test")
+    result = vision("eval", str(hand_made_folder(tmp_path)), "--split", "test")
     assert result.returncode == 0, result.stderr
     for words in ("per-die accuracy", "false dice/image", "images all right", "ms per image"):
         assert words in result.stdout
 
 
 def test_eval_on_folder_without_labels_is_a_clear_error(tmp_path) -> None:
-    result = spieltisch("eval", str(tmp_path))
+    result = vision("eval", str(tmp_path))
     assert result.returncode == 2
     assert "labels.json" in result.stderr
 
@@ -138,7 +133,7 @@ def test_dice_told_the_camera_height_reads_a_flat_die_far_off_the_lens(tmp_path)
         ex, ey = camera.parallax().shift((x0 + x1) / 2, (y0 + y1) / 2)
         size = DIE_SIZE_MM * camera.px_per_mm
         assert np.hypot(ex, ey) > 0.25 * size  # a quarter of a die and more of side face shows
-        result = spieltisch("dice", str(path), "--json", "--die-size", str(size),
+        result = vision("dice", str(path), "--json", "--die-size", str(size),
                             "--camera-height", "500")
         assert result.returncode == 0, result.stderr
         dice = json.loads(result.stdout)["dice"]
@@ -149,7 +144,7 @@ def test_dice_told_the_camera_height_reads_a_flat_die_far_off_the_lens(tmp_path)
 
 def test_dice_refuses_a_camera_among_the_dice(tmp_path) -> None:
     item = load_labels(DATA, "test")[0]
-    result = spieltisch("dice", str(item.path), "--json", "--camera-height", "12")
+    result = vision("dice", str(item.path), "--json", "--camera-height", "12")
     assert result.returncode == 2
     assert "--camera-height" in result.stderr and "above the dice" in result.stderr
 
@@ -167,7 +162,7 @@ def test_dice_told_the_camera_height_flags_a_cocked_die_the_table_camera_sees(tm
     assert [d.cocked for d in frame.dice] == [True]
     path = tmp_path / "cocked.png"
     cv2.imwrite(str(path), image)
-    told = spieltisch("dice", str(path), "--json", "--die-size", str(reader.die_size_px),
+    told = vision("dice", str(path), "--json", "--die-size", str(reader.die_size_px),
                       "--camera-height", str(round(frame.camera.position[2])))
     assert told.returncode == 0, told.stderr
     assert [d["cocked"] for d in json.loads(told.stdout)["dice"]] == [True]

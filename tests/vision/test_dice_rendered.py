@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from controller.events import BackgammonBoard
+from tests.cli import spieltisch
 from tests.vision.dice_requirements import needs_model
 from vision import dice_model as dm
 from vision import renderer
@@ -216,16 +217,8 @@ def test_eval_reads_the_renderers_folder_at_its_own_die_size(tmp_path) -> None:
     """`spieltisch vision eval DIR` on the renderer's output needs no --die-size: each entry
     says how wide its dice are (at the photos' 40 px the 16 px dice gave 17 false dice per
     image)."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
     write_dataset(tmp_path, "maedn", 12, seed=33, players=4, cocked=0.0, hand=0.0)
-    result = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "vision", "eval", str(tmp_path), "--json"],
-        cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120,
-        check=False,
-    )
+    result = spieltisch("vision", "eval", str(tmp_path), "--json")
     report = json.loads(result.stdout)
     assert report["dice"] == 12
     assert report["right"] >= 11 and report["false_dice"] == 0, report

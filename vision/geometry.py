@@ -2,7 +2,7 @@
 
 Vision reads fields by sampling a top-down warp of the board at these known positions, and the
 renderer draws from the same numbers, so both always agree. Sizes come from a TOML file (the Hofer
-12-in-1 table by default, `geometry_default.toml`); the origin is the board's outer top-left
+12-in-1 table by default, `boards/hofer.toml`); the origin is the board's outer top-left
 corner as the camera sees it, x to the right, y down. See docs/geometry.md.
 """
 
@@ -69,55 +69,99 @@ class Lane:
         )
 
 
+TRAY_SIDES = ("right", "left", "both", "none")
+TRAY_PLACES = ("right top", "right bottom", "left top", "left bottom")
+HOME_SIDES = ("right", "left")
+
+
 @dataclass(frozen=True, slots=True)
 class BackgammonGeometry:
-    """Backgammon board: 24 points, the bar, two bear-off trays and the dice area."""
+    """Backgammon board: 24 points, a bar (or none), bear-off trays (left, right, both or none).
+
+    Left to right as the camera sees it: `frame`, [left tray, `tray_gap`], six points, the bar,
+    six points, [`tray_gap`, right tray], `frame`. White sits at the bottom of the picture; its
+    home board (points 1–6) lies on the `white_home` side. A tray column is split into a top and
+    a bottom compartment by a piece `tray_gap` wide; `off_white` / `off_black` name the
+    compartment each colour bears off into.
+    """
 
     frame: float = 15.0
     point_width: float = 36.0
     point_length: float = 160.0
     bar_width: float = 40.0
+    trays: str = "right"
     tray_width: float = 45.0
+    tray_gap: float = 15.0
+    off_white: str = "right bottom"
+    off_black: str = "right top"
+    white_home: str = "right"
     height: float = 420.0
     checker_diameter: float = 30.0
     checker_thickness: float = 8.0
     stack_length: float = 150.0
 
     @property
+    def tray_sides(self) -> tuple[str, ...]:
+        return {"right": ("right",), "left": ("left",), "both": ("left", "right"),
+                "none": ()}[self.trays]
+
+    @property
     def width(self) -> float:
-        return 3 * self.frame + 12 * self.point_width + self.bar_width + self.tray_width
+        trays = len(self.tray_sides) * (self.tray_width + self.tray_gap)
+        return 2 * self.frame + 12 * self.point_width + self.bar_width + trays
 
     @property
     def left_x(self) -> float:
-        """Left edge of the left half (points 7–18)."""
-        return self.frame
+        """Left edge of the left half."""
+        left_tray = "left" in self.tray_sides
+        return self.frame + (self.tray_width + self.tray_gap if left_tray else 0.0)
 
     @property
     def bar_x(self) -> float:
-        return self.frame + 6 * self.point_width
+        return self.left_x + 6 * self.point_width
 
     @property
     def right_x(self) -> float:
-        """Left edge of the right half (points 1–6 and 19–24)."""
+        """Left edge of the right half."""
         return self.bar_x + self.bar_width
 
     @property
-    def tray_x(self) -> float:
-        return self.right_x + 6 * self.point_width + self.frame
+    def inner_rect(self) -> Rect:
+        """The playing surface: both halves and the bar, without the trays."""
+        return (self.left_x, self.frame, self.right_x + 6 * self.point_width,
+                self.height - self.frame)
 
     @property
-    def inner_rect(self) -> Rect:
-        """The playing surface inside the frame, without the tray column."""
-        return (self.frame, self.frame, self.tray_x - self.frame, self.height - self.frame)
+    def bar_rect(self) -> Rect | None:
+        """The bar between the halves; None on a board whose halves meet."""
+        if self.bar_width <= 0:
+            return None
+        return (self.bar_x, self.frame, self.right_x, self.height - self.frame)
+
+    def half_rects(self) -> tuple[Rect, Rect]:
+        """The left and the right half's playing area (points and the felt between them)."""
+        y0, y1 = self.frame, self.height - self.frame
+        return ((self.left_x, y0, self.bar_x, y1),
+                (self.right_x, y0, self.right_x + 6 * self.point_width, y1))
+
+    def tray_rects(self) -> dict[str, Rect]:
+        """Every tray compartment there is, by place ("right top", "left bottom", ...)."""
+        inner = self.height - 2 * self.frame
+        half = (inner - self.tray_gap) / 2
+        xs = {"left": self.frame,
+              "right": self.right_x + 6 * self.point_width + self.tray_gap}
+        out: dict[str, Rect] = {}
+        for side in self.tray_sides:
+            x = xs[side]
+            out[f"{side} top"] = (x, self.frame, x + self.tray_width, self.frame + half)
+            y1 = self.height - self.frame
+            out[f"{side} bottom"] = (x, y1 - half, x + self.tray_width, y1)
+        return out
 
     def tray_rect(self, colour: str) -> Rect:
-        """Black bears off into the top tray, White into the bottom tray."""
-        inner = self.height - 2 * self.frame
-        half = (inner - self.frame) / 2
-        if colour == "black":
-            return (self.tray_x, self.frame, self.tray_x + self.tray_width, self.frame + half)
-        y1 = self.height - self.frame
-        return (self.tray_x, y1 - half, self.tray_x + self.tray_width, y1)
+        """The compartment `colour` ("white" or "black") bears off into."""
+        place = self.off_white if colour == "white" else self.off_black
+        return self.tray_rects()[place]
 
     @property
     def dice_area(self) -> Rect:
@@ -129,19 +173,26 @@ class BackgammonGeometry:
 
     def point_centre_x(self, point: int) -> float:
         """x of the centre of White's `point` (1..24)."""
+        if not 1 <= point <= 24:
+            raise ValueError(f"point must be 1..24, got {point}")
         pw = self.point_width
-        if 1 <= point <= 6:
-            return self.right_x + (6 - point + 0.5) * pw
-        if 7 <= point <= 12:
-            return self.left_x + (12 - point + 0.5) * pw
-        if 13 <= point <= 18:
-            return self.left_x + (point - 13 + 0.5) * pw
-        if 19 <= point <= 24:
-            return self.right_x + (point - 19 + 0.5) * pw
-        raise ValueError(f"point must be 1..24, got {point}")
+        # As if White's home were on the right; mirrored below for a home on the left.
+        if point <= 6:
+            offset = 6 + 6 - point + 0.5
+        elif point <= 12:
+            offset = 12 - point + 0.5
+        elif point <= 18:
+            offset = point - 13 + 0.5
+        else:
+            offset = 6 + point - 19 + 0.5
+        if self.white_home == "left":
+            offset = 12 - offset
+        half = self.left_x if offset < 6 else self.right_x - 6 * pw
+        return half + offset * pw
 
     def lanes(self) -> tuple[Lane, ...]:
-        """All 28 lanes: p1..p24, bar_white, bar_black, off_white, off_black (in that order)."""
+        """Every lane: p1..p24, then bar_white and bar_black (when the board has a bar), then
+        off_white and off_black (when it has trays), in that order."""
         out: list[Lane] = []
         d = self.checker_diameter
         for point in range(1, 25):
@@ -153,21 +204,26 @@ class BackgammonGeometry:
                 pitch=d, stack_length=self.stack_length, compress=True,
                 background=f"point{point % 2}",
             ))
-        bar_cx = self.bar_x + self.bar_width / 2
-        gap = 4.0
-        # White's hit checkers wait in the half of the bar next to Black's home board (top).
-        out.append(Lane("bar_white", (bar_cx, self.height / 2 - gap), (0.0, -1.0),
-                        self.bar_width, d, self.stack_length, True, "bar"))
-        out.append(Lane("bar_black", (bar_cx, self.height / 2 + gap), (0.0, 1.0),
-                        self.bar_width, d, self.stack_length, True, "bar"))
-        tray_cx = self.tray_x + self.tray_width / 2
-        _, wy0, _, wy1 = self.tray_rect("white")
-        _, by0, _, by1 = self.tray_rect("black")
-        out.append(Lane("off_white", (tray_cx, wy1), (0.0, -1.0), self.tray_width,
-                        self.checker_thickness, wy1 - wy0, False, "tray"))
-        out.append(Lane("off_black", (tray_cx, by0), (0.0, 1.0), self.tray_width,
-                        self.checker_thickness, by1 - by0, False, "tray"))
+        if self.bar_rect is not None:
+            bar_cx = self.bar_x + self.bar_width / 2
+            gap = 4.0
+            # White's hit checkers wait in the half of the bar next to Black's home (top).
+            out.append(Lane("bar_white", (bar_cx, self.height / 2 - gap), (0.0, -1.0),
+                            self.bar_width, d, self.stack_length, True, "bar"))
+            out.append(Lane("bar_black", (bar_cx, self.height / 2 + gap), (0.0, 1.0),
+                            self.bar_width, d, self.stack_length, True, "bar"))
+        if self.trays != "none":
+            for colour in ("white", "black"):
+                x0, y0, x1, y1 = self.tray_rect(colour)
+                top = (self.off_white if colour == "white" else self.off_black).endswith("top")
+                origin = ((x0 + x1) / 2, y0 if top else y1)
+                out.append(Lane(f"off_{colour}", origin, (0.0, 1.0) if top else (0.0, -1.0),
+                                x1 - x0, self.checker_thickness, y1 - y0, False, "tray"))
         return tuple(out)
+
+    def lane(self, name: str) -> Lane | None:
+        """The lane called `name`, or None where the board has no such place."""
+        return next((lane for lane in self.lanes() if lane.name == name), None)
 
     def point_triangle(self, point: int) -> tuple[Point, Point, Point]:
         """The three corners of a point's triangle (base left, base right, tip)."""
@@ -303,8 +359,8 @@ class TableGeometry:
 def load_geometry(path: Path | str | None = None) -> TableGeometry:
     """Read a geometry TOML (default: the Hofer table); unknown or wrong keys name key and file."""
     if path is None:
-        text = resources.files("vision").joinpath("geometry_default.toml").read_text("utf-8")
-        source = "geometry_default.toml"
+        text = resources.files("vision").joinpath("boards", "hofer.toml").read_text("utf-8")
+        source = "vision/boards/hofer.toml"
     else:
         source = str(path)
         try:
@@ -328,6 +384,13 @@ def load_geometry(path: Path | str | None = None) -> TableGeometry:
     return geometry
 
 
+#: Sizes that may be 0: a board without a bar, without a frame or without trays.
+MAY_BE_ZERO = {"bar_width", "frame", "tray_width", "tray_gap"}
+#: Keys that take one of a few words.
+CHOICES = {"trays": TRAY_SIDES, "off_white": TRAY_PLACES, "off_black": TRAY_PLACES,
+           "white_home": HOME_SIDES}
+
+
 def _build(cls: type, values: dict[str, Any], source: str, section: str) -> Any:
     known = {f.name: f for f in fields(cls)}
     kwargs: dict[str, Any] = {}
@@ -340,10 +403,18 @@ def _build(cls: type, values: dict[str, Any], source: str, section: str) -> Any:
                 raise GeometryError(f"{source}: [{section}].{key} must be a list of integers")
             kwargs[key] = tuple(value)
             continue
+        if isinstance(default, str):
+            if value not in CHOICES[key]:
+                words = ", ".join(f'"{c}"' for c in CHOICES[key])
+                raise GeometryError(f"{source}: [{section}].{key} must be one of {words}, "
+                                    f"got {value!r}")
+            kwargs[key] = value
+            continue
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise GeometryError(f"{source}: [{section}].{key} must be a number, got {value!r}")
-        if not math.isfinite(value) or value <= 0:
-            raise GeometryError(f"{source}: [{section}].{key} must be positive, got {value}")
+        if not math.isfinite(value) or value < 0 or (value == 0 and key not in MAY_BE_ZERO):
+            least = "0 or more" if key in MAY_BE_ZERO else "positive"
+            raise GeometryError(f"{source}: [{section}].{key} must be {least}, got {value}")
         kwargs[key] = float(value)
     return cls(**kwargs)
 
@@ -354,9 +425,23 @@ def _check(geometry: TableGeometry, source: str) -> None:
     if bg.stack_length < bg.checker_diameter or bg.stack_length > bg.point_length:
         raise GeometryError(f"{source}: [backgammon].stack_length must lie between "
                             "checker_diameter and point_length")
-    if bg.checker_diameter > bg.point_width or bg.checker_diameter > bg.bar_width:
-        raise GeometryError(f"{source}: [backgammon].checker_diameter is wider than a point "
-                            "or the bar")
+    if bg.checker_diameter > bg.point_width * 1.05:
+        raise GeometryError(f"{source}: [backgammon].checker_diameter "
+                            f"{bg.checker_diameter:g} is wider than a point "
+                            f"(point_width {bg.point_width:g})")
+    if bg.trays != "none":
+        if bg.tray_width < bg.checker_thickness:
+            raise GeometryError(f"{source}: [backgammon].tray_width must be given for trays "
+                                f"\"{bg.trays}\"")
+        places = bg.tray_rects()
+        for key in ("off_white", "off_black"):
+            if getattr(bg, key) not in places:
+                raise GeometryError(f"{source}: [backgammon].{key} is \"{getattr(bg, key)}\", "
+                                    f"but trays = \"{bg.trays}\" has only "
+                                    f"{', '.join(places)}")
+        if bg.off_white == bg.off_black:
+            raise GeometryError(f"{source}: [backgammon].off_white and off_black name the same "
+                                "tray compartment")
     if 2 * (bg.frame + bg.stack_length) >= bg.height:
         raise GeometryError(f"{source}: [backgammon].height leaves no room between the stacks")
     if ma.field_diameter >= ma.cell or ma.piece_diameter > ma.field_diameter:

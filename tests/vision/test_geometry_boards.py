@@ -160,3 +160,63 @@ def test_sizes_that_cannot_fit_together_are_rejected(tmp_path: Path, text: str, 
     path.write_text(text, "utf-8")
     with pytest.raises(GeometryError, match=key):
         load_geometry(path)
+
+
+BOARDS = Path(__file__).resolve().parents[2] / "vision" / "boards"
+
+
+@pytest.mark.parametrize("name", ["hofer", "tournament", "paper"])
+def test_example_boards_load_and_keep_every_lane_on_the_board(name: str) -> None:
+    geo = load_geometry(BOARDS / f"{name}.toml").backgammon
+    for lane in geo.lanes():
+        for along in (0.0, lane.stack_length):
+            for across in (-lane.width / 2, lane.width / 2):
+                x, y = lane.at(along, across)
+                assert -1e-9 <= x <= geo.width + 1e-9 and -1e-9 <= y <= geo.height + 1e-9
+
+
+def test_default_geometry_is_the_hofer_board_file() -> None:
+    assert load_geometry(BOARDS / "hofer.toml") == GEO
+
+
+def test_tournament_board_has_a_tray_column_on_each_side_and_bears_off_right() -> None:
+    geo = load_geometry(BOARDS / "tournament.toml").backgammon
+    trays = geo.tray_rects()
+    assert sorted(trays) == ["left bottom", "left top", "right bottom", "right top"]
+    assert trays["left top"][2] <= geo.left_x - geo.tray_gap + 1e-9
+    assert geo.tray_rect("white") == trays["right bottom"]
+    assert geo.width == pytest.approx(2 * geo.frame + 12 * geo.point_width + geo.bar_width
+                                      + 2 * (geo.tray_width + geo.tray_gap))
+
+
+def test_a_board_without_trays_or_bar_has_only_the_points(tmp_path: Path) -> None:
+    path = tmp_path / "plain.toml"
+    path.write_text('[backgammon]\ntrays = "none"\nbar_width = 0\n', "utf-8")
+    geo = load_geometry(path).backgammon
+    assert [lane.name for lane in geo.lanes()] == [f"p{i}" for i in range(1, 25)]
+    assert geo.bar_rect is None and geo.lane("off_white") is None
+    assert geo.right_x == geo.bar_x  # the halves meet
+
+
+def test_whites_home_on_the_left_mirrors_the_points(tmp_path: Path) -> None:
+    path = tmp_path / "mirrored.toml"
+    path.write_text('[backgammon]\nwhite_home = "left"\ntrays = "none"\n', "utf-8")
+    geo = load_geometry(path).backgammon
+    # Without trays the board is the Hofer board less its tray column, mirrored.
+    assert geo.point_centre_x(1) == pytest.approx(geo.width - BG.point_centre_x(1))
+    assert geo.point_centre_x(1) < geo.bar_x < geo.point_centre_x(19) - geo.point_width
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[backgammon]\ntrays = "top"\n', r"\[backgammon\]\.trays must be one of"),
+    ('[backgammon]\ntrays = "left"\n', r"off_white is \"right bottom\", but trays = \"left\""),
+    ('[backgammon]\noff_black = "right bottom"\n', "name the same tray compartment"),
+    ("[backgammon]\npoint_width = 0\n", r"point_width must be positive"),
+    ("[backgammon]\nbar_width = -3\n", r"bar_width must be 0 or more"),
+])
+def test_contradictory_board_layouts_name_the_key(tmp_path: Path, text: str, message: str
+                                                  ) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text, "utf-8")
+    with pytest.raises(GeometryError, match=message):
+        load_geometry(path)

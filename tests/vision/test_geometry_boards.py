@@ -204,7 +204,9 @@ def test_whites_home_on_the_left_mirrors_the_points(tmp_path: Path) -> None:
     geo = load_geometry(path).backgammon
     # Without trays the board is the Hofer board less its tray column, mirrored.
     assert geo.point_centre_x(1) == pytest.approx(geo.width - BG.point_centre_x(1))
-    assert geo.point_centre_x(1) < geo.bar_x < geo.point_centre_x(19) - geo.point_width
+    x = geo.point_centre_x
+    assert x(1) < x(6) < geo.bar_x < x(7) < x(12)  # White's home board bottom left
+    assert x(24) < x(19) < geo.bar_x < x(18) < x(13)
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -1,23 +1,30 @@
-"""Frame → Observation: warp the board once, sample every field, read the dice.
+"""Frame → Observation: warp the board once, compare it with the empty board, read the dice.
 
-The frame reader trusts nothing it cannot explain: when the wooden frame around the board does
-not look as it did during calibration (an arm crosses it, a shadow falls on it), or when pixels
-on the fields fit no learned colour, the frame is *blocked* and no board is reported, so a hand
-never turns into a wrong reading.
+The frame is brought to the empty board's light, its pixels are labelled (empty board, shadow,
+a learned piece colour, or nothing known: `vision.board_look`), and every field gets
+log-probabilities of what it holds (`vision.board_evidence`). Something large that nothing
+explains — a hand, an arm, a box — makes the frame *blocked*: no board rather than a wrong one.
+A field read with less than `min_confidence` makes it *uncertain*; the Observation still
+carries the evidence, so the referee can score the legal results of a turn against it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from controller.events import BackgammonBoard, MaednBoard
-from vision import pieces
-from vision.calibration import Calibration, check_image, die_size_px, warp_board
+from vision import board_evidence as be
+from vision.board_finder import check_image
+from vision.board_look import FIRST_PIECE, UNEXPLAINED, EmptyBoard, classify
+from vision.board_regions import COARSE_MM, coarse_grid, field_discs, lane_rows
+from vision.calibration import Calibration, die_size_px
 from vision.geometry import BackgammonGeometry, MaednGeometry
+from vision.lens import warp_board
 from vision.observation import BLOCKED, IMPOSSIBLE, UNCERTAIN, Observation
 
 log = logging.getLogger(__name__)
@@ -41,8 +48,23 @@ TABLE_READ_THRESHOLD = 0.6
 #: 6s) and 31 read right below it; asking 0.7 of a 4 or a 6, 2 misread and 56 below it. Chosen
 #: on seeds 200-359 (3 misread → 1), checked on 400-559 (3 → 1, 17 → 32 below).
 TABLE_VALUE_THRESHOLDS = {4: 0.7, 6: 0.7}
-CHECKERS_PER_SIDE = 15
-PIECES_PER_SEAT = 4
+#: Unexplained pixels in one connected patch of more than this many mm² are a hand, an arm or
+#: an object over the board (both dice with their shadows cover well under half of it).
+COVERED_MM2 = 2000.0
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """One frame's board: the evidence per field, the free reading, or why there is none."""
+
+    board: BackgammonBoard | MaednBoard | None
+    evidence: be.MaednEvidence | be.LaneEvidence | None
+    problem: str  # "", BLOCKED, UNCERTAIN or IMPOSSIBLE
+    why: str  # in English, for people
+
+    @property
+    def confidence(self) -> tuple[tuple[str, float], ...]:
+        return self.evidence.confidence() if self.evidence is not None else ()
 
 
 class FrameReader:
@@ -52,36 +74,27 @@ class FrameReader:
     reader of `vision.dice` is built for the die size this camera sees, limited to the board,
     and told the side faces flat dice show it (`Calibration.parallax`).
     `players` (Mensch) decides which colours belong to which seat (see docs/geometry.md).
-    Limits are squared distances in units of a colour's learned spread.
+    A field read less surely than `min_confidence` leaves the frame uncertain.
     """
 
     def __init__(self, calib: Calibration, players: int = 2,
                  dice_reader: DiceReaderFn | str | None = "default",
-                 min_confidence: float = 0.2, pixel_limit: float = 60.0,
-                 field_limit: float = 60.0, border_limit: float = 0.2,
-                 max_unexplained: float = 0.01) -> None:
+                 min_confidence: float = 0.9) -> None:
         self.calib = calib
-        geometry = calib.geometry()
-        self.board_geo = geometry.board(calib.game)
+        self.board_geo = calib.geometry().board(calib.game)
         self.homography = calib.matrix
         self.min_confidence = min_confidence
-        self.pixel_limit = pixel_limit
-        self.field_limit = field_limit
-        self.border_limit = border_limit
-        self.max_unexplained = max_unexplained
+        self.empty = EmptyBoard(calib.empty)
+        self.pose = calib.pose()
         geo = self.board_geo
-        self.border = pieces.border_samples(geo.width, geo.height, geo.frame)
-        self.border_values = np.array(calib.border_values, np.float32)
-        self.border_chroma = np.array(calib.border_chroma, np.float32)
+        self.grid = coarse_grid(geo.width, geo.height)
         if isinstance(geo, BackgammonGeometry):
-            self.lanes = pieces.lane_samples(geo)
-            self.sample_mm = self.lanes.mm
+            self.rows = lane_rows(geo, self.pose)
             self.seat_colours: tuple[int, ...] = ()
         else:
-            self.fields = pieces.field_samples(geo)
-            self.sample_mm = self.fields.centres
+            self.discs = field_discs(geo, self.pose)
             self.seat_colours = geo.seat_colours(players)
-            missing = set(self.seat_colours) - set(calib.piece_colours)
+            missing = set(self.seat_colours) - set(calib.colours_in_play)
             if missing:
                 raise ValueError(f"the calibration learned no piece colour {sorted(missing)}: "
                                  f"calibrate with {players} players' pieces in their houses")
@@ -90,11 +103,8 @@ class FrameReader:
     def _dice_reader(self, choice: DiceReaderFn | str | None) -> DiceReaderFn | None:
         if choice != "default":
             return choice  # type: ignore[return-value]
-        try:
-            from vision.dice import DiceModelError, DiceReader, DiceRegions
-        except ImportError:
-            log.warning("vision.dice is not available: dice are not read")
-            return None
+        from vision.dice import DiceModelError, DiceReader, DiceRegions
+
         geo = self.board_geo
         try:
             reader = DiceReader(die_size_px=die_size_px(self.calib.to_image, geo.width,
@@ -110,11 +120,9 @@ class FrameReader:
         return lambda image: reader.read(image, regions)
 
     def _dice_mask(self) -> np.ndarray:
-        """Where a die found is a die: inside the board's wooden frame, but not on a point, the
-        bar, a tray or a Mensch field. Those places are explained by checkers, pieces and the
-        frame (a tall stack of shingled white checkers looks like a die leaning on its edge),
-        and a real die lying on them leaves pixels no colour explains, so the frame is blocked
-        before dice are read."""
+        """Where a die found is a die: on the board's playing surface, but not on a point,
+        the bar, a tray or a Mensch field. Those places are explained by checkers and pieces
+        (a tall stack of shingled white checkers looks like a die leaning on its edge)."""
         geo = self.board_geo
         w, h = self.calib.image_size
         mask = np.zeros((h, w), np.uint8)
@@ -124,115 +132,118 @@ class FrameReader:
             corners = self.calib.to_image(points_mm)
             cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], value)
 
-        x0, y0 = geo.frame, geo.frame
-        x1 = geo.inner_rect[2] if isinstance(geo, BackgammonGeometry) else geo.width - geo.frame
-        y1 = geo.height - geo.frame
-        fill(np.concatenate([
-            np.column_stack([x0 + edge * (x1 - x0), np.full(20, y0)]),
-            np.column_stack([np.full(20, x1), y0 + edge * (y1 - y0)]),
-            np.column_stack([x1 - edge * (x1 - x0), np.full(20, y1)]),
-            np.column_stack([np.full(20, x0), y1 - edge * (y1 - y0)])]), 255)
+        def rect(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+            return np.concatenate([
+                np.column_stack([x0 + edge * (x1 - x0), np.full(20, y0)]),
+                np.column_stack([np.full(20, x1), y0 + edge * (y1 - y0)]),
+                np.column_stack([x1 - edge * (x1 - x0), np.full(20, y1)]),
+                np.column_stack([np.full(20, x0), y1 - edge * (y1 - y0)])])
+
         if isinstance(geo, BackgammonGeometry):
+            fill(rect(*geo.inner_rect), 255)
             for lane in geo.lanes():
                 half = lane.width / 2
                 fill(np.array([lane.at(0, -half), lane.at(0, half),
                                lane.at(lane.stack_length, half),
                                lane.at(lane.stack_length, -half)]), 0)
         else:
+            f = geo.frame
+            fill(rect(f, f, geo.width - f, geo.height - f), 255)
             turn = np.linspace(0, 2 * np.pi, 24, endpoint=False)
             ring = np.column_stack([np.cos(turn), np.sin(turn)]) * geo.piece_diameter / 2
             for _, centre, _ in geo.fields():
                 fill(ring + np.array(centre), 0)
         return mask
 
-    def read(self, image: np.ndarray) -> Observation:
-        """Read one frame (8-bit BGR of the calibrated size); bad input raises ValueError."""
+    def warp(self, image: np.ndarray) -> np.ndarray:
+        """The frame's board, top-down and brought to the empty board's light."""
         check_image(image)
         w, h = self.calib.image_size
         if image.shape[:2] != (h, w):
             raise ValueError(f"frame is {image.shape[1]}×{image.shape[0]}, the calibration "
                              f"was made for {w}×{h}")
         geo = self.board_geo
-        warp = warp_board(image, self.homography, geo.width, geo.height, self.calib.lens)
-        coeffs, border_ok = self._light(warp)
-        if not border_ok:
-            return Observation(None, (), True, 0.0, (), BLOCKED)
-        gain = pieces.gain_at(coeffs, self.sample_mm)
+        raw = warp_board(image, self.homography, geo.width, geo.height, self.calib.lens)
+        gain = self.empty.light(raw)
+        return np.clip(raw.astype(np.float32) / gain, 0, 255).astype(np.uint8)
+
+    def read_board(self, image: np.ndarray) -> BoardReading:
+        """The board in one frame (8-bit BGR of the calibrated size; else ValueError)."""
+        return self.read_warp(self.warp(image))
+
+    def read_warp(self, warp: np.ndarray) -> BoardReading:
+        colours = self.calib.piece_colours
+        labels, _ = classify(warp, self.empty, colours, self.grid.ys.ravel(),
+                             self.grid.xs.ravel())
+        covered = _largest_patch(labels.reshape(self.grid.shape) == UNEXPLAINED) * COARSE_MM ** 2
+        if covered > COVERED_MM2:
+            return BoardReading(None, None, BLOCKED,
+                                f"a hand or an object covers {covered / 100:.0f} cm² of the "
+                                "board")
+        geo = self.board_geo
+        evidence: be.MaednEvidence | be.LaneEvidence
         if isinstance(geo, BackgammonGeometry):
-            board, conf, blocked = self._read_backgammon(warp, gain)
+            evidence = self._lanes(warp)
+            board: BackgammonBoard | MaednBoard | None = be.backgammon_board(evidence, geo)
         else:
-            board, conf, blocked = self._read_maedn(warp, gain, geo)
-        if blocked:
+            evidence = self._fields(warp)
+            board = be.maedn_board(evidence, self.seat_colours)
+        lowest = min((c for _, c in evidence.confidence()), default=0.0)
+        if board is None:
+            return BoardReading(None, evidence, IMPOSSIBLE,
+                                "the pieces seen cannot stand like that (too many of a colour)")
+        if lowest < self.min_confidence:
+            unsure = [n for n, c in evidence.confidence() if c < self.min_confidence]
+            return BoardReading(None, evidence, UNCERTAIN,
+                                f"not sure enough of {', '.join(unsure[:6])}")
+        return BoardReading(board, evidence, "", "")
+
+    def _fields(self, warp: np.ndarray) -> be.MaednEvidence:
+        d = self.discs
+        labels, _ = classify(warp, self.empty, self.calib.piece_colours, d.ys.ravel(),
+                             d.xs.ravel())
+        return be.maedn_evidence(labels.reshape(d.ys.shape), d, self.calib.colours_in_play,
+                                 self.board_geo)  # type: ignore[arg-type]
+
+    def _lanes(self, warp: np.ndarray) -> be.LaneEvidence:
+        r = self.rows
+        sizes = [ys.size for ys in r.ys]
+        ys = np.concatenate([a.ravel() for a in r.ys])
+        xs = np.concatenate([a.ravel() for a in r.xs])
+        labels, _ = classify(warp, self.empty, self.calib.piece_colours, ys, xs)
+        value = warp[ys, xs].astype(np.float32).sum(axis=1)
+        parts, values, start = [], [], 0
+        for lane_ys, n in zip(r.ys, sizes, strict=True):
+            parts.append(labels[start:start + n].reshape(lane_ys.shape))
+            centre = lane_ys.shape[1] // 2
+            values.append(value[start:start + n].reshape(lane_ys.shape)[:, centre - 1:centre + 2]
+                          .mean(axis=1))
+            start += n
+        return be.lane_evidence(tuple(parts), r, tuple(values), FIRST_PIECE, FIRST_PIECE + 1,
+                                self.board_geo)
+
+    def read(self, image: np.ndarray) -> Observation:
+        """Read one frame (8-bit BGR of the calibrated size); bad input raises ValueError."""
+        reading = self.read_board(image)
+        conf = reading.confidence
+        lowest = min((c for _, c in conf), default=0.0)
+        if reading.problem == BLOCKED:
             return Observation(None, (), True, 0.0, conf, BLOCKED)
         dice = tuple(self.dice_reader(image)) if self.dice_reader is not None else ()
-        lowest = min((c for _, c in conf), default=0.0)
-        if board is None:
-            return Observation(None, dice, False, lowest, conf, IMPOSSIBLE)
-        if lowest < self.min_confidence:
-            return Observation(None, dice, False, lowest, conf, UNCERTAIN)
-        return Observation(board, dice, False, lowest, conf)  # type: ignore[arg-type]
-
-    def _light(self, warp: np.ndarray) -> tuple[np.ndarray, bool]:
-        """Light gain over the board from the frame's border; False when something covers it."""
-        feats = pieces.features(self.border.means(warp))
-        chroma_shift = np.abs(feats[:, :3] - self.border_chroma).max()
-        coeffs, misfit = pieces.fit_gain(self.border.centres, feats[:, 3] / self.border_values)
-        ok = misfit <= self.border_limit and chroma_shift <= 0.05
-        if not ok:
-            log.debug("border disturbed: misfit %.3f, chroma shift %.3f", misfit, chroma_shift)
-        return coeffs, ok
-
-    def _read_backgammon(self, warp: np.ndarray, gain: np.ndarray
-                         ) -> tuple[BackgammonBoard | None, tuple[tuple[str, float], ...], bool]:
-        readings = pieces.read_lanes(self.lanes, warp, gain, self.calib.colours,
-                                     self.pixel_limit, self.calib.rim_signs)
-        conf = tuple((lane.name, r.confidence)
-                     for lane, r in zip(self.lanes.lanes, readings, strict=True))
-        unexplained = float(np.mean([r.unexplained for r in readings]))
-        if unexplained > self.max_unexplained or max(r.unexplained for r in readings) > 0.05:
-            log.debug("unexplained pixels: %.3f of all", unexplained)
-            return None, conf, True
-        signed = [r.count if r.colour == "white" else -r.count for r in readings[:24]]
-        bar_w, bar_b, off_w, off_b = (r.count for r in readings[24:])
-        wrong_side = [r for r in readings[24:] if r.count and
-                      r.colour != ("white" if r in (readings[24], readings[26]) else "black")]
-        white = sum(c for c in signed if c > 0) + bar_w + off_w
-        black = -sum(c for c in signed if c < 0) + bar_b + off_b
-        if wrong_side or white > CHECKERS_PER_SIDE or black > CHECKERS_PER_SIDE:
-            return None, conf, False
-        # Fewer than 15 is a real board: a hit checker put beside the table instead of on the
-        # bar. The referee names it (pieces missing); refusing it would leave players waiting.
-        return BackgammonBoard(tuple(signed), bar_w, bar_b, off_w, off_b), conf, False
-
-    def _read_maedn(self, warp: np.ndarray, gain: np.ndarray, geo: MaednGeometry
-                    ) -> tuple[MaednBoard | None, tuple[tuple[str, float], ...], bool]:
-        readings = pieces.read_fields(self.fields, warp, gain, self.calib.colours,
-                                      tuple(self.calib.piece_colours), self.field_limit)
-        conf = tuple((r.name, r.confidence) for r in readings)
-        if any(r.unexplained for r in readings):
-            return None, conf, True
-        seats: list[list[int]] = [[] for _ in self.seat_colours]
-        for r in readings:
-            if r.colour is None:
-                continue
-            if r.colour not in self.seat_colours:
-                return None, conf, False
-            seat = self.seat_colours.index(r.colour)
-            position = _seat_position(r.name, r.colour)
-            if position is None:
-                return None, conf, False
-            seats[seat].append(position)
-        if any(len(s) > PIECES_PER_SEAT for s in seats):
-            return None, conf, False
-        return MaednBoard(tuple(tuple(sorted(s)) for s in seats)), conf, False
+        return Observation(reading.board, dice, False, lowest, conf, reading.problem,
+                           reading.evidence)
 
 
-def _seat_position(field: str, colour: int) -> int | None:
-    """A field name → the position of a `colour` piece there, None if it cannot stand there."""
-    kind, rest = field[0], field[1:]
-    if kind == "t":
-        return (int(rest) - 10 * colour) % 40
-    if int(rest[0]) != colour:
-        return None
-    return -1 if kind == "h" else 40 + int(rest[1])
+def _largest_patch(mask: np.ndarray) -> int:
+    """Cells in the largest 8-connected patch of `mask` (after removing single cells)."""
+    m = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    return int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
 
+
+def expected_state(geo: BackgammonGeometry | MaednGeometry,
+                   board: BackgammonBoard | MaednBoard) -> dict[str, int]:
+    """A board as field → content, the way the evidence names fields (for messages)."""
+    if isinstance(geo, BackgammonGeometry):
+        return be.lane_counts(board)  # type: ignore[arg-type]
+    return be.occupancy(geo, board)  # type: ignore[arg-type]

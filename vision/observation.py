@@ -24,7 +24,8 @@ class Observation:
     the seat's own counting) and is None when the frame cannot be read; `problem` says why.
     `field_confidence` pairs each field's name (`p1`..`p24`, `bar_white`, `bar_black`,
     `off_white`, `off_black`; Mensch `t0`..`t39`, `g<colour><i>`, `h<colour><i>`) with a
-    confidence in 0..1; `confidence` is the lowest of them.
+    confidence in 0..1; `confidence` is the lowest of them. `evidence` (when the board could be
+    looked at) holds the log-probabilities per field that `score` holds a board against.
     """
 
     board: BackgammonBoard | MaednBoard | None
@@ -33,3 +34,11 @@ class Observation:
     confidence: float
     field_confidence: tuple[tuple[str, float], ...] = ()
     problem: str = ""
+    evidence: object | None = None  # `vision.board_evidence` per field, for scoring boards
+
+    def score(self, board: BackgammonBoard | MaednBoard) -> float:
+        """How well `board` fits this frame: the sum over the fields of the log-probability of
+        what `board` puts there (-inf without evidence or for a board that cannot fit)."""
+        if self.evidence is None:
+            return float("-inf")
+        return self.evidence.score(board)  # type: ignore[attr-defined]

@@ -166,7 +166,7 @@ def board_from_json(data: dict) -> BackgammonBoard | MaednBoard:
 def score_boards(folder: Path | str) -> BoardScore:
     """Calibrate on frame 0 of a folder written by `write_dataset`, read every other frame and
     compare with the truth in labels.json (dice are scored by `spieltisch vision eval`)."""
-    from vision.calibration import calibrate
+    from vision.calibrate import calibrate
     from vision.frame_reader import FrameReader
 
     root = Path(folder)

@@ -1,0 +1,293 @@
+"""From labelled pixels to what each field holds, how sure that is, and how well a board fits.
+
+Every field gets log-probabilities over what it may hold (empty or one piece colour for a
+Mensch field; empty or 1..15 checkers of either colour for a backgammon lane), computed from
+the pixel labels of `vision.board_look.classify` in the field's disc or along its lane. The
+free reading takes each field's most likely state; `BoardEvidence.score(board)` adds up the
+log-probabilities of the states a given board puts on the fields, so the referee can hold a
+frame against every legal result of a turn (docs/vision.md, "Unsure readings").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from controller.events import BackgammonBoard, MaednBoard
+from vision.board_look import BACKGROUND, FIRST_PIECE, SHADOW, UNEXPLAINED
+from vision.board_regions import FieldDiscs, LaneRows
+from vision.geometry import BackgammonGeometry, Lane, MaednGeometry
+
+#: Pixels in one field are far from independent: the evidence of a field counts as this many.
+FIELD_WEIGHT = 8.0
+#: ... and one millimetre of a lane as this share of an independent observation.
+LANE_WEIGHT = 0.35
+#: A share never counts as less likely than this (one odd pixel must not veto a field).
+FLOOR = 0.03
+MOST = 15
+PIECES_PER_SEAT = 4
+
+
+def _normalise(logp: np.ndarray) -> np.ndarray:
+    top = logp.max(axis=-1, keepdims=True)
+    return logp - top - np.log(np.exp(logp - top).sum(axis=-1, keepdims=True))
+
+
+def occupancy(geo: MaednGeometry, board: MaednBoard) -> dict[str, int]:
+    """Field name → colour of the piece standing there; raises when two pieces share a field."""
+    colours = geo.seat_colours(len(board.pieces))
+    out: dict[str, int] = {}
+    for seat, positions in enumerate(board.pieces):
+        house = 0
+        for pos in sorted(positions):
+            name = geo.field_name(colours[seat], pos, house)
+            house += pos == -1
+            if name in out:
+                raise ValueError(f"two pieces on field {name}")
+            out[name] = colours[seat]
+    return out
+
+
+@dataclass(frozen=True)
+class MaednEvidence:
+    """Per field (`FieldDiscs` order) the log-probability of: empty, then each colour in play."""
+
+    names: tuple[str, ...]
+    colours: tuple[int, ...]
+    logp: np.ndarray  # (F, 1 + K), -inf where a colour cannot stand (another's goal or house)
+    unexplained: np.ndarray  # (F,) share of pixels nothing explains
+    geo: MaednGeometry
+
+    def score(self, board: MaednBoard) -> float:
+        """How well the frame fits `board` (log-likelihood; -inf if it cannot fit at all)."""
+        try:
+            return self.log_likelihood(occupancy(self.geo, board))
+        except ValueError:
+            return -math.inf
+
+    def state(self, i: int) -> int:
+        return int(np.argmax(self.logp[i]))
+
+    def confidence(self) -> tuple[tuple[str, float], ...]:
+        best = np.exp(self.logp.max(axis=1))
+        return tuple((n, float(c)) for n, c in zip(self.names, best, strict=True))
+
+    def occupied(self) -> dict[str, int]:
+        """Field name → colour standing there, by each field's most likely state."""
+        out = {}
+        for i, name in enumerate(self.names):
+            s = self.state(i)
+            if s:
+                out[name] = self.colours[s - 1]
+        return out
+
+    def log_likelihood(self, occupied: dict[str, int]) -> float:
+        """How well the fields fit a board that puts colour `occupied[name]` on those fields
+        and nothing elsewhere (-inf where a colour is not in play here)."""
+        total = 0.0
+        for i, name in enumerate(self.names):
+            colour = occupied.get(name)
+            if colour is None:
+                total += float(self.logp[i, 0])
+            elif colour in self.colours:
+                total += float(self.logp[i, 1 + self.colours.index(colour)])
+            else:
+                return -math.inf
+        return total
+
+
+def maedn_evidence(labels: np.ndarray, discs: FieldDiscs, colours: tuple[int, ...],
+                   geo: MaednGeometry) -> MaednEvidence:
+    """`labels`: (F, K) pixel labels of each field's disc; `colours`: the piece colours in
+    play, in the order of the learned piece colours (label FIRST_PIECE + i is colours[i])."""
+    n = labels.shape[1]
+    background = ((labels == BACKGROUND) | (labels == SHADOW)).sum(axis=1) / n
+    unexplained = (labels == UNEXPLAINED).sum(axis=1) / n
+    shares = [background] + [(labels == FIRST_PIECE + i).sum(axis=1) / n
+                             for i in range(len(colours))]
+    # Unexplained pixels say "something is here" without saying what: half to each piece.
+    table = np.column_stack(shares)
+    table[:, 1:] += 0.5 * unexplained[:, None]
+    logp = FIELD_WEIGHT * np.log(np.maximum(table, FLOOR))
+    for i, name in enumerate(discs.names):
+        if name[0] in "gh":  # a goal or house field holds only its own colour
+            own = int(name[1])
+            for k, colour in enumerate(colours):
+                if colour != own:
+                    logp[i, 1 + k] = -np.inf
+    return MaednEvidence(discs.names, colours, _normalise(logp), unexplained, geo)
+
+
+def maedn_board(evidence: MaednEvidence, seat_colours: tuple[int, ...]) -> MaednBoard | None:
+    """The board each field's most likely state gives; None when it is impossible (a colour
+    not in play, more than four pieces of a seat)."""
+    seats: list[list[int]] = [[] for _ in seat_colours]
+    for name, colour in evidence.occupied().items():
+        if colour not in seat_colours:
+            return None
+        position = seat_position(name, colour)
+        if position is None:
+            return None
+        seats[seat_colours.index(colour)].append(position)
+    if any(len(s) > PIECES_PER_SEAT for s in seats):
+        return None
+    return MaednBoard(tuple(tuple(sorted(s)) for s in seats))
+
+
+def seat_position(field: str, colour: int) -> int | None:
+    """A field name → the position of a `colour` piece there, None if it cannot stand there."""
+    kind, rest = field[0], field[1:]
+    if kind == "t":
+        return (int(rest) - 10 * colour) % 40
+    if int(rest[0]) != colour:
+        return None
+    return -1 if kind == "h" else 40 + int(rest[1])
+
+
+@dataclass(frozen=True)
+class LaneEvidence:
+    """Per lane the log-probability of: empty (index 0), 1..15 white (1..15), 1..15 black
+    (16..30)."""
+
+    names: tuple[str, ...]
+    logp: np.ndarray  # (L, 31)
+    unexplained: np.ndarray  # (L,)
+
+    def count(self, i: int) -> tuple[str, int]:
+        s = int(np.argmax(self.logp[i]))
+        if s == 0:
+            return "", 0
+        return ("white", s) if s <= MOST else ("black", s - MOST)
+
+    def confidence(self) -> tuple[tuple[str, float], ...]:
+        best = np.exp(self.logp.max(axis=1))
+        return tuple((n, float(c)) for n, c in zip(self.names, best, strict=True))
+
+    def score(self, board: BackgammonBoard) -> float:
+        """How well the frame fits `board` (log-likelihood)."""
+        return self.log_likelihood(lane_counts(board))
+
+    def log_likelihood(self, counts: dict[str, int]) -> float:
+        """`counts`: lane name → checkers, + White / − Black (absent: empty)."""
+        total = 0.0
+        for i, name in enumerate(self.names):
+            c = counts.get(name, 0)
+            if abs(c) > MOST:
+                return -math.inf
+            total += float(self.logp[i, 0 if c == 0 else (c if c > 0 else MOST - c)])
+        return total
+
+
+def lane_evidence(labels: tuple[np.ndarray, ...], rows: LaneRows, value: tuple[np.ndarray, ...],
+                  white: int, black: int, geo: BackgammonGeometry) -> LaneEvidence:
+    """`labels[i]`: (P, A) pixel labels along lane i; `value[i]`: (P,) brightness along its
+    axis (for the rims between overlapping checkers); `white`/`black`: their labels."""
+    logps, bad = [], []
+    for i, lane in enumerate(rows.lanes):
+        lab = labels[i]
+        along = rows.along[i]
+        occupied = ((lab != BACKGROUND) & (lab != SHADOW)).mean(axis=1)
+        n_white = float((lab == white).sum())
+        n_black = float((lab == black).sum())
+        bad.append(float((lab == UNEXPLAINED).mean()))
+        counts = _count_logp(lane, along, occupied, rows.lean[i] if lane.compress
+                             else rows.top_lean[i])
+        if lane.compress:
+            counts = counts + _rim_logp(lane, along, value[i], counts)
+        votes = n_white + n_black + 2.0
+        colour_w = math.log((n_white + 1.0) / votes) * min(20.0, votes / 10.0)
+        colour_b = math.log((n_black + 1.0) / votes) * min(20.0, votes / 10.0)
+        row = np.full(1 + 2 * MOST, -np.inf)
+        row[0] = counts[0]
+        allowed = {"bar_white": "white", "off_white": "white", "bar_black": "black",
+                   "off_black": "black"}.get(lane.name)
+        if allowed != "black":
+            row[1:MOST + 1] = counts[1:] + colour_w
+        if allowed != "white":
+            row[MOST + 1:] = counts[1:] + colour_b
+        logps.append(row)
+    names = tuple(lane.name for lane in rows.lanes)
+    return LaneEvidence(names, _normalise(np.array(logps)), np.array(bad))
+
+
+def _count_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float) -> np.ndarray:
+    """Log-likelihood of 0..15 checkers from where the lane is occupied: n checkers cover it
+    from its start to their extent, and their tops lean on by `lean` mm where it is positive."""
+    out = np.empty(MOST + 1)
+    occ = np.clip(occupied, FLOOR, 1 - FLOOR)
+    for n in range(MOST + 1):
+        end = lane.extent(n) + (max(0.0, lean) if n else 0.0)
+        covered = along < end
+        sure = np.abs(along - end) > 3.0  # the end itself is blurred and shadowed
+        p = np.where(covered, occ, 1 - occ)
+        out[n] = LANE_WEIGHT * float(np.log(p[sure]).sum())
+    return out
+
+
+def _rim_logp(lane: Lane, along: np.ndarray, value: np.ndarray, counts: np.ndarray
+              ) -> np.ndarray:
+    """Where several counts cover the lane alike (a full lane: 5..15 overlapping checkers),
+    the rims between checkers tell them apart: each count predicts a comb of rims, and the
+    brightness along the lane's axis correlates best with the true one's."""
+    full = [n for n in range(1, MOST + 1)
+            if lane.extent(n) >= lane.stack_length - 1.0]
+    out = np.zeros(MOST + 1)
+    if len(full) < 2:
+        return out
+    padded = np.pad(value, 3, mode="edge")
+    line = np.abs(value - 0.5 * (padded[:-6] + padded[6:]))
+    inside = (along > 4.0) & (along < lane.stack_length - 4.0)
+    part = line[inside] - line[inside].mean()
+    spread = float(np.sqrt((part * part).sum())) + 1e-9
+    scores = []
+    for n in full:
+        best = -1.0
+        for shift in np.arange(-4.0, 4.25, 0.5):
+            rims = np.array(lane.offsets(n)[1:]) + shift
+            near = (np.abs(along[inside][:, None] - rims[None, :]).min(axis=1) <= 1.5)
+            comb = near.astype(np.float64) - near.mean()
+            norm = float(np.sqrt((comb * comb).sum())) + 1e-9
+            best = max(best, float(comb @ part) / (norm * spread))
+        scores.append(best)
+    scores_arr = np.array(scores)
+    out[full] = 12.0 * (scores_arr - scores_arr.max())
+    return out
+
+
+def backgammon_board(evidence: LaneEvidence, geo: BackgammonGeometry
+                     ) -> BackgammonBoard | None:
+    """The board the lanes' most likely counts give; checkers no lane shows are put where
+    the board keeps them out of sight (docs/geometry.md); None when impossible."""
+    counts = {name: evidence.count(i) for i, name in enumerate(evidence.names)}
+    points = []
+    for p in range(1, 25):
+        colour, n = counts[f"p{p}"]
+        points.append(n if colour == "white" else -n)
+    bar = {c: counts.get(f"bar_{c}", ("", 0))[1] for c in ("white", "black")}
+    off = {c: counts.get(f"off_{c}", ("", 0))[1] for c in ("white", "black")}
+    for colour, sign in (("white", 1), ("black", -1)):
+        seen = sum(n for n in (sign * p for p in points) if n > 0) + bar[colour] + off[colour]
+        if seen > MOST:
+            return None
+        unseen = MOST - seen
+        has_bar = geo.lane(f"bar_{colour}") is not None
+        has_tray = geo.lane(f"off_{colour}") is not None
+        if unseen and not (has_bar and has_tray):
+            # Beside the board: borne off only once every checker left is in the home board.
+            home = range(1, 7) if colour == "white" else range(19, 25)
+            all_home = all(sign * points[p - 1] <= 0 for p in range(1, 25) if p not in home)
+            if not has_tray and (has_bar or all_home):
+                off[colour] += unseen
+            elif not has_bar:
+                bar[colour] += unseen
+    return BackgammonBoard(tuple(points), bar["white"], bar["black"], off["white"], off["black"])
+
+
+def lane_counts(board: BackgammonBoard) -> dict[str, int]:
+    """A board as lane name → checkers (+ White / − Black), for `LaneEvidence`."""
+    out = {f"p{i + 1}": n for i, n in enumerate(board.points) if n}
+    out.update({"bar_white": board.bar_white, "bar_black": -board.bar_black,
+                "off_white": board.off_white, "off_black": -board.off_black})
+    return out

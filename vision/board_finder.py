@@ -1,0 +1,347 @@
+"""Find the board in a picture: markers, the user's corners, or its outline — and check it.
+
+Corners come from the four ArUco markers when at least two are read; else from the corners the
+user gives (`corners=`); else from the board's outline. Outline candidates come from two
+searches (the outer contour of the picture's edges, and quadrilaterals of long straight lines),
+each taken as the board's outer edge or, on a board with a frame, as the frame's inner edge.
+A candidate is believed only when the print's layout agrees with the picture
+(`vision.layout_edges`): the points' triangles, the frame and the fields' circles must show
+edges where the geometry puts them. The winner is refined (corners and lens distortion) to the
+best agreement, and refused with the real cause when it is not the board: corners outside the
+picture, proportions the geometry cannot have, or a layout that does not match.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from controller.rules.reasons import Reason
+from vision import board_outline
+from vision.board_errors import (
+    MARKERS_MISSING,
+    NO_BOARD,
+    NOT_THIS_BOARD,
+    PARTLY_OUTSIDE,
+    WRONG_CORNERS,
+    CalibrationError,
+)
+from vision.camera_pose import rectangle_aspect
+from vision.geometry import BackgammonGeometry, MaednGeometry, TableGeometry, load_geometry
+from vision.layout_edges import Agreement, agreement, gradient_image, layout_edges, sample
+from vision.lens import Lens, to_image
+from vision.markers import marker_detector
+
+log = logging.getLogger(__name__)
+
+MIN_MARKERS = 2
+#: A picture larger than this (px, longer side) is searched at this size.
+SEARCH_SIZE = 1280
+#: The layout must be this much stronger on its lines than beside them (median over the
+#: groups of lines) for an outline to be believed.
+MIN_AGREEMENT = 1.25
+#: An outline whose true proportions differ from the geometry's by more than this is refused.
+ASPECT_TOLERANCE = 0.1
+#: Refinement moves a corner by at most this share of the board's diagonal in the picture.
+REFINE_REACH = 0.03
+#: An outline corner this far (board mm) from where the markers put the board's corner is the
+#: same corner: it joins the fit. Three markers alone leave the far corner's region several mm
+#: off; a farther outline corner is something else (a hand, a tray's edge) and is ignored.
+OUTLINE_AGREES_MM = 25.0
+
+
+@dataclass(frozen=True, slots=True)
+class BoardFix:
+    """Where the board lies in the picture: homography board mm → undistorted pixel, the lens
+    distortion on top of it, how it was found and how well the print's layout agrees."""
+
+    homography: np.ndarray
+    method: str  # "markers", "outline" or "corners"
+    markers_found: tuple[int, ...]
+    warnings: tuple[Reason, ...]
+    lens: Lens
+    agreement: float = 0.0
+
+    def to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        """Board mm → pixel in the picture as taken."""
+        return to_image(self.homography, self.lens, points_mm)
+
+
+def check_image(image: object) -> np.ndarray:
+    """Accept only a non-empty 8-bit BGR picture; say precisely what is wrong otherwise."""
+    if not isinstance(image, np.ndarray):
+        raise ValueError(f"expected a numpy image, got {type(image).__name__}")
+    if image.size == 0:
+        raise ValueError("the image is empty")
+    if image.dtype != np.uint8:
+        raise ValueError(f"expected an 8-bit image, got dtype {image.dtype}")
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"expected a colour (BGR) image of shape (h, w, 3), got {image.shape}")
+    return image
+
+
+def board_corners(width: float, height: float) -> np.ndarray:
+    """The board's corners in mm: top-left, top-right, bottom-right, bottom-left."""
+    return np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """`X1,Y1,X2,Y2,X3,Y3,X4,Y4` (top-left, top-right, bottom-right, bottom-left) → (4, 2)."""
+    try:
+        values = [float(v) for v in text.replace(";", ",").split(",")]
+    except ValueError:
+        raise ValueError(f"corners must be 8 numbers X1,Y1,...,X4,Y4, got {text!r}") from None
+    if len(values) != 8 or not all(np.isfinite(values)):
+        raise ValueError(f"corners must be 8 numbers X1,Y1,...,X4,Y4, got {len(values)}")
+    return np.array(values, np.float64).reshape(4, 2)
+
+
+def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = None,
+               use_markers: bool = True, corners: np.ndarray | None = None) -> BoardFix:
+    """Locate the board: from the ArUco markers when at least two are read, else from the
+    user's `corners` (picture px, top-left clockwise), else from its outline; check the
+    layout agrees and refine. Raises CalibrationError naming the cause."""
+    check_image(image)
+    geometry = geometry or load_geometry()
+    geo = geometry.board(game)
+    h, w = image.shape[:2]
+    scale = min(1.0, SEARCH_SIZE / max(h, w))
+    small = image if scale == 1.0 else cv2.resize(image, (round(w * scale), round(h * scale)),
+                                                  interpolation=cv2.INTER_AREA)
+    size = (small.shape[1], small.shape[0])
+    gradient = gradient_image(small)
+    edges = layout_edges(geo)
+    warnings: list[Reason] = []
+    read, squares = _detect_markers(small)
+    found = read if use_markers else {}
+    if corners is not None:
+        method, hom, lens = "corners", _from_corners(corners * scale, geo, size), Lens(0.0, size)
+    elif len(found) >= MIN_MARKERS:
+        method = "markers"
+        hom, lens = _from_markers(small, found, squares, geometry, geo)
+        if len(found) < 4:
+            warnings.append(MARKERS_MISSING)
+    else:
+        if use_markers:
+            warnings.append(MARKERS_MISSING)
+        method = "outline"
+        hom, lens = _from_outline(small, squares, geo, gradient)
+    to_picture = _Refiner(edges, gradient, geo, size)
+    hom, lens, agree = to_picture.refine(hom, lens, move=method != "markers")
+    log.debug("board by %s: agreement %s", method, agree.ratios)
+    if method != "corners" and agree.score < MIN_AGREEMENT:
+        name, _ = agree.weakest
+        raise CalibrationError(
+            f"the outline found is not this board: its {name} do not line up with the picture "
+            f"(agreement {agree.score:.2f}, at least {MIN_AGREEMENT} needed); check the "
+            "geometry file or give the corners with --corners", NOT_THIS_BOARD)
+    if method == "corners" and agree.score < MIN_AGREEMENT:
+        log.warning("the board's print does not line up with the corners given (%.2f)",
+                    agree.score)
+    fix = _full_size(hom, lens, scale, (w, h))
+    outer = fix.to_image(board_corners(geo.width, geo.height))
+    if (outer < -1).any() or (outer[:, 0] > w + 1).any() or (outer[:, 1] > h + 1).any():
+        if method != "markers":
+            raise CalibrationError("part of the board is outside the picture: move the camera "
+                                   "or the board so that all four corners are seen",
+                                   PARTLY_OUTSIDE)
+        warnings.append(PARTLY_OUTSIDE)
+    return BoardFix(fix.homography, method, tuple(sorted(found)), tuple(warnings), fix.lens,
+                    agree.score)
+
+
+def _full_size(hom: np.ndarray, lens: Lens, scale: float, size: tuple[int, int]) -> BoardFix:
+    """Homography and lens found on a smaller copy of the picture, for the picture itself."""
+    up = np.diag([1 / scale, 1 / scale, 1.0])
+    full = up @ hom
+    return BoardFix(full / full[2, 2], "", (), (), Lens(lens.kappa, size))
+
+
+def _from_corners(corners: np.ndarray, geo: BackgammonGeometry | MaednGeometry,
+                  size: tuple[int, int]) -> np.ndarray:
+    """The homography from the user's four corners, after checking they can be the board's."""
+    w, h = size
+    if (corners < 0).any() or (corners[:, 0] > w).any() or (corners[:, 1] > h).any():
+        raise CalibrationError(f"a corner given lies outside the picture ({w}×{h} px)",
+                               WRONG_CORNERS)
+    if not board_outline.is_clockwise_convex(corners):
+        raise CalibrationError("the corners given are in the wrong order: give top-left, "
+                               "top-right, bottom-right, bottom-left as the camera sees them",
+                               WRONG_CORNERS)
+    _check_aspect(corners, geo, size, "the corners given")
+    hom, _ = cv2.findHomography(board_corners(geo.width, geo.height), corners, 0)
+    return hom
+
+
+def _check_aspect(corners: np.ndarray, geo: BackgammonGeometry | MaednGeometry,
+                  size: tuple[int, int], what: str) -> None:
+    aspect = rectangle_aspect(corners, size)
+    expected = geo.width / geo.height
+    if not abs(aspect / expected - 1) <= ASPECT_TOLERANCE:
+        raise CalibrationError(
+            f"{what} outline a board {aspect:.2f} times as wide as high, but the geometry says "
+            f"{geo.width:g} × {geo.height:g} mm ({expected:.2f}): check the geometry file",
+            NOT_THIS_BOARD)
+
+
+def _from_markers(image: np.ndarray, found: dict[int, np.ndarray], squares: list[np.ndarray],
+                  geometry: TableGeometry, geo: BackgammonGeometry | MaednGeometry,
+                  ) -> tuple[np.ndarray, Lens]:
+    size = (image.shape[1], image.shape[0])
+    outline = board_outline.contour_outline(image, squares)
+    lens = Lens(board_outline.estimate_kappa(*outline, size) if outline is not None else 0.0,
+                size)
+    known = geometry.markers.corners(geo.width, geo.height)
+    src = np.concatenate([np.array(known[i]) for i in sorted(found)])
+    dst = lens.undistort(np.concatenate([found[i] for i in sorted(found)]))
+    hom, _ = cv2.findHomography(src, dst, 0)
+    if hom is None:
+        raise CalibrationError("no homography from the markers found", NO_BOARD)
+    if len(found) < 4 and outline is not None:
+        hom = _with_outline_corners(hom, src, dst, board_outline.outline_corners(outline, lens),
+                                    geo.width, geo.height)
+    return hom, lens
+
+
+def _with_outline_corners(hom: np.ndarray, src: np.ndarray, dst: np.ndarray,
+                          corners: np.ndarray, width: float, height: float) -> np.ndarray:
+    """Refit a homography from fewer than four markers with the board outline's corners that
+    agree with it: the outline spans the whole board where the markers seen do not."""
+    board = board_corners(width, height)
+    predicted = cv2.perspectiveTransform(board.reshape(-1, 1, 2), hom).reshape(-1, 2)
+    px_per_mm = float(np.linalg.norm(predicted[2] - predicted[0])) / float(np.hypot(width, height))
+    agree = np.linalg.norm(corners - predicted, axis=1) <= OUTLINE_AGREES_MM * px_per_mm
+    if not agree.any():
+        return hom
+    refit, _ = cv2.findHomography(np.concatenate([src, board[agree]]),
+                                  np.concatenate([dst, corners[agree]]), 0)
+    return refit if refit is not None else hom
+
+
+def _from_outline(image: np.ndarray, squares: list[np.ndarray],
+                  geo: BackgammonGeometry | MaednGeometry, gradient: np.ndarray,
+                  ) -> tuple[np.ndarray, Lens]:
+    """The outline candidate whose layout agrees best with the picture."""
+    size = (image.shape[1], image.shape[0])
+    edges = layout_edges(geo)
+    outer = board_corners(geo.width, geo.height)
+    targets = [outer]
+    if geo.frame > 0:  # the quad found may be the frame's inner edge
+        f = geo.frame
+        inner_x1 = geo.inner_rect[2] if isinstance(geo, BackgammonGeometry) else geo.width - f
+        inner_x0 = geo.inner_rect[0] if isinstance(geo, BackgammonGeometry) else f
+        targets.append(np.array([(inner_x0, f), (inner_x1, f), (inner_x1, geo.height - f),
+                                 (inner_x0, geo.height - f)], np.float64))
+    best: tuple[float, np.ndarray, Lens] | None = None
+    quads = board_outline.candidate_quads(image, squares)
+    if not quads:
+        raise CalibrationError("board outline not found: no four-sided outline in the picture",
+                               NO_BOARD)
+    aspect_seen: list[float] = []
+    for quad, kappa in quads:
+        lens = Lens(kappa, size)
+        und = lens.undistort(quad)
+        for target in targets:
+            tw = target[1, 0] - target[0, 0]
+            th = target[2, 1] - target[1, 1]
+            aspect = rectangle_aspect(und, size)
+            aspect_seen.append(aspect)
+            if not abs(aspect / (tw / th) - 1) <= ASPECT_TOLERANCE:
+                continue
+            hom, _ = cv2.findHomography(target, und, 0)
+            if hom is None:
+                continue
+            score = agreement(edges, gradient, lambda p, m=hom, le=lens: to_image(m, le, p))
+            if best is None or score.score > best[0]:
+                best = (score.score, hom, lens)
+    if best is None:
+        expected = geo.width / geo.height
+        near = min(aspect_seen, key=lambda a: abs(a / expected - 1))
+        raise CalibrationError(
+            f"no outline in the picture has the board's proportions: the nearest is "
+            f"{near:.2f} times as wide as high, the geometry says {geo.width:g} × "
+            f"{geo.height:g} mm ({expected:.2f}); check the geometry file or give --corners",
+            NOT_THIS_BOARD)
+    return best[1], best[2]
+
+
+class _Refiner:
+    """Moves the board's four corners (and the lens distortion) to where the print's layout
+    agrees best with the picture: a coordinate search with shrinking steps."""
+
+    def __init__(self, edges, gradient: np.ndarray, geo: BackgammonGeometry | MaednGeometry,
+                 size: tuple[int, int]) -> None:
+        self.edges = edges
+        self.gradient = gradient
+        self.outer = board_corners(geo.width, geo.height)
+        self.size = size
+        pts = np.concatenate([edges.on, edges.left, edges.right])
+        self._n = len(edges.on)
+        self._pts = pts
+
+    def _score(self, corners: np.ndarray, kappa: float) -> float:
+        hom, _ = cv2.findHomography(self.outer, corners, 0)
+        if hom is None:
+            return -np.inf
+        pix = to_image(hom, Lens(kappa, self.size), self._pts)
+        values = sample(self.gradient, pix)
+        n = self._n
+        on, side = values[:n], np.maximum(values[n:2 * n], values[2 * n:])
+        return float((on.mean() + 1.0) / (side.mean() + 1.0))
+
+    def refine(self, hom: np.ndarray, lens: Lens, move: bool = True
+               ) -> tuple[np.ndarray, Lens, Agreement]:
+        corners = cv2.perspectiveTransform(self.outer.reshape(-1, 1, 2), hom).reshape(-1, 2)
+        kappa = lens.kappa
+        if move:
+            start = corners.copy()
+            reach = REFINE_REACH * float(np.linalg.norm(corners[2] - corners[0]))
+            best = self._score(corners, kappa)
+            step, kstep = max(2.0, reach / 4), 0.02
+            while step >= 0.25:
+                improved = False
+                for i in range(9):
+                    for sign in (1.0, -1.0):
+                        trial, tk = corners.copy(), kappa
+                        if i == 8:
+                            tk = kappa + sign * kstep
+                        else:
+                            trial[i // 2, i % 2] += sign * step
+                            if np.linalg.norm(trial - start, axis=1).max() > reach:
+                                continue
+                        score = self._score(trial, tk)
+                        if score > best + 1e-6:
+                            best, corners, kappa, improved = score, trial, tk, True
+                if not improved:
+                    step, kstep = step / 2, kstep / 2
+            hom, _ = cv2.findHomography(self.outer, corners, 0)
+        lens = Lens(kappa, self.size)
+        agree = agreement(self.edges, self.gradient, lambda p: to_image(hom, lens, p))
+        return hom / hom[2, 2], lens, agree
+
+
+def _detect_markers(image: np.ndarray) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
+    """The corner markers read (id → 4 corners), and every marker-like square seen, read or
+    not: a marker too small or blurred to read still blurs into the board's outline."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    corners, ids, rejected = marker_detector().detectMarkers(grey)
+    found: dict[int, np.ndarray] = {}
+    if ids is not None:
+        for marker_id, quad in zip(ids.ravel(), corners, strict=True):
+            if 0 <= marker_id <= 3:
+                found[int(marker_id)] = quad.reshape(4, 2).astype(np.float64)
+    log.debug("markers found: %s", sorted(found))
+    squares = [q.reshape(4, 2).astype(np.float64) for q in (*corners, *rejected)]
+    return found, squares
+
+
+def marker_quads(image: np.ndarray, fix: BoardFix, geometry: TableGeometry, game: str
+                 ) -> Sequence[np.ndarray]:
+    """The markers the board was found by, where the calibration puts them in the picture."""
+    geo = geometry.board(game)
+    known = geometry.markers.corners(geo.width, geo.height)
+    return [fix.to_image(np.array(known[i])) for i in fix.markers_found]

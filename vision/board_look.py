@@ -1,0 +1,154 @@
+"""What the empty board and each piece colour look like, and what every pixel of a frame shows.
+
+Nothing here knows a print or a palette. The empty board is remembered pixel by pixel (a
+top-down warp, `vision.lens.warp_board`); a later frame is first brought to the empty board's
+light (a smooth gain per colour channel, fitted to the pixels that did not change), then every
+pixel is explained as the empty board (allowing a millimetre of shift: the print's edges must
+not count as change), as the empty board in a shadow (darker, same hue), as one of the learned
+piece colours, or not at all (a hand, a sleeve, a die, something new on the board).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: Pixel labels.
+BACKGROUND, SHADOW, UNEXPLAINED = 0, 1, 2
+FIRST_PIECE = 3
+#: Sensor and JPEG noise (grey levels) and the share of a pixel's value the light may wander by,
+#: before a pixel counts as changed.
+NOISE = 10.0
+RELATIVE_NOISE = 0.08
+#: A pixel darker than the empty board by this factor range, with the same hue, is a shadow.
+SHADOW_RANGE = (0.2, 0.93)
+#: How far (in chromaticity) a shadow's hue may move: a shadow is lit by the room, not the lamp.
+SHADOW_HUE = 0.035
+#: A pixel farther than this (squared, in units of the spread) from everything is unexplained.
+UNEXPLAINED_LIMIT = 20.0
+#: A piece colour is learned from at least this many pixels.
+MIN_PIXELS = 40
+#: Block size (mm) of the light fit.
+LIGHT_BLOCK = 12
+
+
+def features(bgr: np.ndarray) -> np.ndarray:
+    """(N, 3) BGR → (N, 3): blue and red share of the sum (hue, the same in brighter or dimmer
+    light) and the log of the brightness; offsets keep dark pixels' hue steady."""
+    f = np.asarray(bgr, np.float32).reshape(-1, 3)
+    total = f.sum(axis=1)
+    b = (f[:, 0] + 8.0) / (total + 24.0)
+    r = (f[:, 2] + 8.0) / (total + 24.0)
+    return np.column_stack([b, r, np.log(total / 3.0 + 4.0)]).astype(np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class PieceColour:
+    """One piece colour: mean and inverse covariance of its pixels' features."""
+
+    name: str
+    mean: tuple[float, float, float]
+    inv_cov: tuple[float, ...]  # 9 values
+
+    @classmethod
+    def learn(cls, name: str, bgr: np.ndarray) -> PieceColour:
+        """From the changed pixels of pieces of this colour; the extreme tenth (specular
+        highlights, the darkest side) is left out of the mean but widens the spread."""
+        feats = features(bgr)
+        centre = np.median(feats, axis=0)
+        dist = np.abs(feats - centre).sum(axis=1)
+        core = feats[dist <= np.quantile(dist, 0.9)]
+        cov = np.cov(core.T) * 1.5 + np.diag([2e-4, 2e-4, 0.01])
+        return cls(name, tuple(float(v) for v in core.mean(axis=0)),
+                   tuple(float(v) for v in np.linalg.inv(cov).ravel()))
+
+    def distances(self, feats: np.ndarray) -> np.ndarray:
+        diff = feats - np.array(self.mean, np.float32)
+        inv = np.array(self.inv_cov, np.float32).reshape(3, 3)
+        return np.einsum("ni,ij,nj->n", diff, inv, diff)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "mean": list(self.mean), "inv_cov": list(self.inv_cov)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> PieceColour:
+        mean = tuple(float(v) for v in data["mean"])
+        inv = tuple(float(v) for v in data["inv_cov"])
+        if len(mean) != 3 or len(inv) != 9:
+            raise ValueError(f"piece colour {data.get('name')!r} is malformed")
+        return cls(str(data["name"]), mean, inv)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class EmptyBoard:
+    """The empty board's warp and what it tolerates: per pixel the lowest and highest value
+    within a millimetre (a small shift of the print is not a change)."""
+
+    warp: np.ndarray  # (H, W, 3) uint8
+
+    def __post_init__(self) -> None:
+        kernel = np.ones((3, 3), np.uint8)
+        warp = self.warp.astype(np.float32)
+        object.__setattr__(self, "low", cv2.erode(warp, kernel))
+        object.__setattr__(self, "high", cv2.dilate(warp, kernel))
+        object.__setattr__(self, "_blocks", _block_means(warp))
+
+    def light(self, frame_warp: np.ndarray) -> np.ndarray:
+        """The gain per channel (H, W, 3) that brings `frame_warp` to this board's light: a
+        smooth surface fitted to the blocks that did not change (pieces, hands and shadows are
+        left out by refitting without the blocks that fit worst)."""
+        ratio = (_block_means(frame_warp.astype(np.float32)) + 2.0) / (self._blocks + 2.0)
+        hb, wb = ratio.shape[:2]
+        ys, xs = np.mgrid[0:hb, 0:wb]
+        x = (xs.ravel() + 0.5) / wb - 0.5
+        y = (ys.ravel() + 0.5) / hb - 0.5
+        basis = np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
+        values = np.log(ratio.reshape(-1, 3))
+        keep = np.ones(len(x), bool)
+        coeffs = np.zeros((6, 3))
+        for _ in range(4):
+            coeffs, *_ = np.linalg.lstsq(basis[keep], values[keep], rcond=None)
+            residual = np.abs(basis @ coeffs - values).max(axis=1)
+            keep = residual <= max(0.05, float(np.quantile(residual, 0.6)))
+        h, w = frame_warp.shape[:2]
+        gx = (np.arange(w) + 0.5) / w - 0.5
+        gy = (np.arange(h) + 0.5) / h - 0.5
+        gxx, gyy = np.meshgrid(gx, gy)
+        full = np.stack([np.ones_like(gxx), gxx, gyy, gxx * gxx, gyy * gyy, gxx * gyy], -1)
+        return np.exp(full @ coeffs).astype(np.float32)
+
+
+def _block_means(warp: np.ndarray) -> np.ndarray:
+    h, w = warp.shape[:2]
+    hb, wb = max(1, h // LIGHT_BLOCK), max(1, w // LIGHT_BLOCK)
+    return cv2.resize(warp[:hb * LIGHT_BLOCK, :wb * LIGHT_BLOCK], (wb, hb),
+                      interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def classify(frame: np.ndarray, empty: EmptyBoard, colours: tuple[PieceColour, ...],
+             ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Label the pixels at (ys, xs) of a light-corrected frame warp: BACKGROUND, SHADOW,
+    UNEXPLAINED or FIRST_PIECE + the index of the piece colour. Also returns each pixel's
+    distance to the empty board (0 where unchanged), for callers that weigh change."""
+    px = frame[ys, xs].astype(np.float32).reshape(-1, 3)
+    low = empty.low[ys, xs].reshape(-1, 3)
+    high = empty.high[ys, xs].reshape(-1, 3)
+    ref = empty.warp[ys, xs].astype(np.float32).reshape(-1, 3)
+    sigma = NOISE + RELATIVE_NOISE * high
+    over = np.maximum(0.0, px - high) + np.maximum(0.0, low - px)
+    d_bg = ((over / sigma) ** 2).sum(axis=1)
+    fp, fr = features(px), features(ref)
+    darker = np.exp(fp[:, 2] - fr[:, 2])
+    hue = np.hypot(fp[:, 0] - fr[:, 0], fp[:, 1] - fr[:, 1])
+    shadow = (darker >= SHADOW_RANGE[0]) & (darker <= SHADOW_RANGE[1]) & (hue <= SHADOW_HUE)
+    d_shadow = np.where(shadow, (hue / SHADOW_HUE) ** 2 * 4.0 + 2.0, np.inf)
+    candidates = [d_bg, d_shadow] + [c.distances(fp) for c in colours]
+    dist = np.column_stack(candidates)
+    label = dist.argmin(axis=1)
+    best = dist[np.arange(len(label)), label]
+    label = np.where(label >= 2, label + 1, label)  # leave room for UNEXPLAINED
+    label[(best > UNEXPLAINED_LIMIT) & (d_bg > 9.0)] = UNEXPLAINED
+    label[d_bg <= 3.0] = BACKGROUND
+    return label.astype(np.int16), d_bg

@@ -1,0 +1,251 @@
+"""Candidate outlines of the board: four-sided shapes in the picture that might be its edge.
+
+Two searches, because no one works on every table: the outer contour of the picture's edges
+(the board is full of edges, a plain table top around it is not) and quadrilaterals made of
+long straight lines (a wood-grain or patterned table top is full of edges too, but the board's
+sides are the long straight ones). Neither decides: `vision.board_finder` checks each
+candidate against the print's layout. Corners are top-left first, clockwise, as the camera
+sees them (the camera must not be turned by more than 45° against the board).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.lens import Lens
+
+#: Marker-like squares are blanked before the outline is traced: at most this share of the
+#: picture (the board, seen as one big square, is far larger), at most this long for their
+#: width (the detector also offers thin slivers of wood grain and the points' triangles).
+MARKER_MAX_AREA = 0.01
+MARKER_MAX_ASPECT = 1.5
+OUTLINE_INSET_PX = 1.5  # the traced contour runs this far outside the edge (dilated edges)
+#: Line search: the strongest lines of each direction that are paired into quadrilaterals.
+LINES_PER_SIDE = 9
+#: A board covers at least this share of the picture.
+MIN_AREA = 0.06
+
+Quad = np.ndarray  # (4, 2) picture px, top-left first, clockwise
+
+
+def candidate_quads(image: np.ndarray, squares: Sequence[np.ndarray] = ()
+                    ) -> list[tuple[Quad, float]]:
+    """Four-sided outlines that might be the board, each with a lens distortion (kappa)."""
+    size = (image.shape[1], image.shape[0])
+    out: list[tuple[Quad, float]] = []
+    contour = contour_outline(image, squares)
+    if contour is not None:
+        kappa = estimate_kappa(*contour, size)
+        lens = Lens(kappa, size)
+        out.append((lens.distort(outline_corners(contour, lens)), kappa))
+    out += [(quad, 0.0) for quad in line_quads(image)]
+    return out
+
+
+def _marker_like(quad: np.ndarray, picture_area: float) -> bool:
+    """True for a square small enough to be a corner marker (read or not)."""
+    _, (a, b), _ = cv2.minAreaRect(quad.astype(np.float32))
+    short, long = min(a, b), max(a, b)
+    small = a * b <= MARKER_MAX_AREA * picture_area
+    return short > 0 and long <= MARKER_MAX_ASPECT * short and small
+
+
+def contour_outline(image: np.ndarray, squares: Sequence[np.ndarray] = ()
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The outer contour of the edge map, if it is a large four-cornered shape inside the
+    picture: its points and its four rough corners. Marker-like `squares` are blanked first,
+    grown by half their size: a small marker near a corner blurs into the board's edges and
+    would pull the outline's corner out to itself."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    edges = cv2.Canny(grey, 40, 120)
+    h, w = grey.shape
+    for quad in squares:
+        if not _marker_like(quad, h * w):
+            continue
+        centre = quad.mean(axis=0)
+        grown = centre + 1.5 * (quad - centre)
+        cv2.fillConvexPoly(edges, np.round(grown).astype(np.int32), 0)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))  # small: markers must stay apart
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    contour = max(contours, key=lambda c: cv2.contourArea(cv2.convexHull(c)))
+    hull = cv2.convexHull(contour)
+    if cv2.contourArea(hull) < MIN_AREA * h * w:
+        return None
+    x, y, bw, bh = cv2.boundingRect(contour)
+    if x <= 2 or y <= 2 or x + bw >= w - 2 or y + bh >= h - 2:
+        return None
+    approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
+    if len(approx) != 4:
+        return None
+    return contour.reshape(-1, 2).astype(np.float64), approx.astype(np.float64)
+
+
+def _side_points(points: np.ndarray, approx: np.ndarray) -> list[np.ndarray]:
+    """The contour points along each side between two rough corners (ends left out)."""
+    sides = []
+    for i in range(4):
+        a, b = approx[i], approx[(i + 1) % 4]
+        seg = b - a
+        length = float(np.linalg.norm(seg))
+        rel = points - a
+        t = rel @ seg / (length * length)
+        dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length
+        sides.append(points[(t > 0.1) & (t < 0.9) & (dist < max(3.0, 0.03 * length))])
+    return sides
+
+
+def estimate_kappa(points: np.ndarray, approx: np.ndarray, size: tuple[int, int]) -> float:
+    """The lens distortion that makes the board's four sides straightest (plumb lines).
+
+    Returns 0 when the outline is too ragged to tell (then nothing is corrected)."""
+
+    def crookedness(kappa: float) -> float:
+        lens = Lens(kappa, size)
+        total, count = 0.0, 0
+        for side in _side_points(lens.undistort(points), lens.undistort(approx)):
+            if len(side) < 20:
+                return float("inf")
+            centred = side - side.mean(axis=0)
+            total += float(np.linalg.eigvalsh(centred.T @ centred)[0])
+            count += len(side)
+        return total / count
+
+    coarse = np.arange(-0.4, 0.4001, 0.02)
+    best = float(coarse[int(np.argmin([crookedness(k) for k in coarse]))])
+    fine = np.arange(best - 0.02, best + 0.0201, 0.002)
+    scores = [crookedness(k) for k in fine]
+    kappa = float(fine[int(np.argmin(scores))])
+    if not np.isfinite(min(scores)) or min(scores) > 2.0 or abs(kappa) > 0.38:
+        return 0.0
+    return kappa
+
+
+def _refine_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
+    """Fit a line to each side's contour points (ignoring the ends) and intersect them."""
+    centre = approx.mean(axis=0)
+    lines = []
+    for i, near in enumerate(_side_points(points, approx)):
+        if len(near) < 5:
+            seg = approx[(i + 1) % 4] - approx[i]
+            lines.append((approx[i], seg / np.linalg.norm(seg)))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
+                                     0.01).ravel()
+        normal = np.array([-vy, vx])
+        if normal @ (centre - np.array([x0, y0])) < 0:
+            normal = -normal
+        lines.append((np.array([x0, y0]) + OUTLINE_INSET_PX * normal, np.array([vx, vy])))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        mat = np.array([d1, -d2]).T
+        if abs(np.linalg.det(mat)) < 1e-9:
+            out.append(approx[i])
+            continue
+        s, _ = np.linalg.solve(mat, p2 - p1)
+        out.append(p1 + s * d1)
+    return np.array(out)
+
+
+def outline_corners(outline: tuple[np.ndarray, np.ndarray], lens: Lens) -> np.ndarray:
+    """The board's four corners from its traced outline, undistorted, top-left first."""
+    points, approx = outline
+    return order_corners(_refine_corners(lens.undistort(points), lens.undistort(approx)))
+
+
+def order_corners(corners: np.ndarray) -> np.ndarray:
+    """Top-left, top-right, bottom-right, bottom-left as the camera sees them."""
+    s = corners.sum(axis=1)
+    d = corners[:, 0] - corners[:, 1]
+    return np.array([corners[s.argmin()], corners[d.argmax()], corners[s.argmax()],
+                     corners[d.argmin()]])
+
+
+def is_clockwise_convex(corners: np.ndarray) -> bool:
+    """True when the four corners run clockwise on screen (y down) without crossing."""
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    cross = []
+    for i in range(4):
+        a, b, d = c[i - 1], c[i], c[(i + 1) % 4]
+        u, v = b - a, d - b
+        cross.append(u[0] * v[1] - u[1] * v[0])
+    return all(x > 0 for x in cross)
+
+
+def _lines(image: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Long straight lines: (a point, unit direction, support in px), strongest first."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    median = float(np.median(grey))
+    edges = cv2.Canny(grey, max(10.0, 0.4 * median), max(30.0, 1.0 * median))
+    h, w = grey.shape
+    short = min(h, w)
+    segs = cv2.HoughLinesP(edges, 1, np.pi / 360, threshold=40, minLineLength=0.08 * short,
+                           maxLineGap=0.01 * short + 3)
+    if segs is None:
+        return []
+    merged: list[list[float]] = []  # angle, offset, support, sum of points
+    for x1, y1, x2, y2 in segs.reshape(-1, 4).astype(np.float64):
+        length = float(np.hypot(x2 - x1, y2 - y1))
+        angle = float(np.arctan2(y2 - y1, x2 - x1)) % np.pi
+        normal = np.array([-np.sin(angle), np.cos(angle)])
+        offset = float(normal @ np.array([x1, y1]))
+        for m in merged:
+            d_angle = abs((angle - m[0] + np.pi / 2) % np.pi - np.pi / 2)
+            if d_angle < np.radians(2.0) and abs(offset - m[1]) < 0.006 * short + 2:
+                total = m[2] + length
+                m[0] = angle if length > m[2] else m[0]
+                m[1] = (m[1] * m[2] + offset * length) / total
+                m[2] = total
+                break
+        else:
+            merged.append([angle, offset, length])
+    out = []
+    for angle, offset, support in sorted(merged, key=lambda m: -m[2]):
+        direction = np.array([np.cos(angle), np.sin(angle)])
+        normal = np.array([-direction[1], direction[0]])
+        out.append((normal * offset, direction, support))
+    return out
+
+
+def _intersect(a: tuple[np.ndarray, np.ndarray, float], b: tuple[np.ndarray, np.ndarray, float]
+               ) -> np.ndarray | None:
+    (p1, d1, _), (p2, d2, _) = a, b
+    mat = np.array([d1, -d2]).T
+    if abs(np.linalg.det(mat)) < 1e-6:
+        return None
+    s, _ = np.linalg.solve(mat, p2 - p1)
+    return p1 + s * d1
+
+
+def line_quads(image: np.ndarray) -> list[Quad]:
+    """Quadrilaterals of two near-horizontal and two near-vertical long lines, large enough
+    and inside the picture."""
+    h, w = image.shape[:2]
+    lines = _lines(image)
+    horizontal = [ln for ln in lines if abs(ln[1][0]) >= np.cos(np.radians(35))]
+    vertical = [ln for ln in lines if abs(ln[1][1]) >= np.cos(np.radians(35))]
+    horizontal, vertical = horizontal[:LINES_PER_SIDE], vertical[:LINES_PER_SIDE]
+    slack = 0.02 * max(w, h)
+    quads = []
+    for top, bottom in itertools.combinations(horizontal, 2):
+        for left, right in itertools.combinations(vertical, 2):
+            pts = [_intersect(top, left), _intersect(top, right), _intersect(bottom, right),
+                   _intersect(bottom, left)]
+            if any(p is None for p in pts):
+                continue
+            quad = order_corners(np.array(pts))
+            if (quad < -slack).any() or (quad[:, 0] > w + slack).any() or \
+                    (quad[:, 1] > h + slack).any():
+                continue
+            if not is_clockwise_convex(quad):
+                continue
+            if cv2.contourArea(quad.astype(np.float32)) < MIN_AREA * w * h:
+                continue
+            quads.append(quad)
+    return quads

@@ -1,0 +1,238 @@
+"""Calibrate: find the board, learn its empty look and the piece colours, prove it reads.
+
+`calibrate` takes a frame of a known position (the start position by default) and, best, a
+frame of the empty board from the same camera. The board is found (`vision.board_finder`);
+the empty board is remembered pixel by pixel; each colour in play is learned from the fields
+the position says it covers. Then both frames are read back with the finished calibration and
+must give exactly the empty board and the position; otherwise calibration is refused naming
+the fields that disagree, so a user is never told it succeeded when the table cannot read.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+
+from controller.events import BackgammonBoard, MaednBoard
+from vision import calibration_learn as learn
+from vision.board_errors import (
+    BLURRED,
+    CAMERA_MOVED,
+    COVERED,
+    DICE_TOO_SMALL,
+    NOT_ONE_SIZE,
+    POSITION_DIFFERS,
+    TOO_DIM,
+    CalibrationError,
+)
+from vision.board_evidence import lane_counts, occupancy
+from vision.board_finder import BoardFix, check_image, find_board, marker_quads
+from vision.board_look import EmptyBoard, PieceColour
+from vision.board_regions import field_discs, lane_rows
+from vision.calibration import (
+    STANDARD_BACKGAMMON,
+    Calibration,
+    die_size_px,
+    maedn_start,
+)
+from vision.camera_pose import CameraPose, pose_from_homography
+from vision.frame_reader import FrameReader, expected_state
+from vision.geometry import BackgammonGeometry, MaednGeometry, TableGeometry, load_geometry
+from vision.layout_edges import agreement, gradient_image, layout_edges
+from vision.lens import warp_board
+from vision.parallax import Parallax
+from vision.sharpness import marker_blur_px
+
+log = logging.getLogger(__name__)
+
+#: A blur (`vision.sharpness`) of this share of a die's width or more leaves the dice often
+#: unread. Chosen on the simulated evenings' mounts (seeds 100–119 per board): the four of 40
+#: on which a quarter of the flat dice went unread measure 0.232–0.280, the others 0.02–0.217
+#: and one 0.243 (98 of 100 read right). Checked on Mensch mounts 120–147: 6 warned, 7.8 % of
+#: their flat dice unread; 22 not warned, 1.3 % (docs/calibration.md).
+BLURRED_DIE_SHARE = 0.225
+#: Dice narrower than this (pixels) are not read reliably. Rendered dice on 15 camera mounts per
+#: board, every value: 640×360 (dice ~7 px) 98 of 270 read wrong, 960×540 (~11 px) 15 of 270,
+#: 1280×720 (13–18 px) about 1 in 100.
+MIN_DIE_PX = 12.0
+DIM_LEVEL = 0.22  # median board brightness (0..1) below which reading becomes unreliable
+#: The start frame's layout must agree this well with the board found on the empty frame, or
+#: the camera moved between the two.
+SAME_VIEW = 0.8
+
+
+def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard | None = None,
+              geometry_file: str | None = None, use_markers: bool = True,
+              players: int = 4, camera_height_mm: float | None = None,
+              empty: np.ndarray | None = None, corners: np.ndarray | None = None,
+              ) -> Calibration:
+    """Find the board and learn what it looks like from a frame of the position `start`
+    (default: the start position of `players` seats) and, best, a frame of the `empty` board.
+
+    `camera_height_mm` is the lens's height above the board (measured); without it the
+    board's perspective tells. `corners` (picture px, top-left clockwise) overrule the search.
+    Raises CalibrationError (with a reason in German and English) when the board cannot be
+    read reliably; warnings (dim light, markers missing, ...) are kept in the result.
+    """
+    check_image(image)
+    if empty is not None:
+        check_image(empty)
+        if empty.shape != image.shape:
+            raise CalibrationError(f"the empty board's picture is {empty.shape[1]}×"
+                                   f"{empty.shape[0]}, the position's {image.shape[1]}×"
+                                   f"{image.shape[0]}", NOT_ONE_SIZE)
+    if camera_height_mm is not None:
+        Parallax.check_height(camera_height_mm)
+    geometry = load_geometry(geometry_file)
+    geo = geometry.board(game)
+    if start is None:
+        start = STANDARD_BACKGAMMON if game == "backgammon" else maedn_start(players, geo)
+    if isinstance(geo, BackgammonGeometry) != isinstance(start, BackgammonBoard):
+        raise ValueError(f"the position given is not a {game} position")
+    fix = find_board(empty if empty is not None else image, game, geometry, use_markers,
+                     corners)
+    if empty is not None and corners is None:
+        _check_same_view(image, fix, geo)
+    size = (image.shape[1], image.shape[0])
+    pose = pose_from_homography(fix.homography, size, camera_height_mm)
+    warnings = list(fix.warnings) + _picture_warnings(image, fix, geometry, game)
+    warp = warp_board(image, fix.homography, geo.width, geo.height, fix.lens)
+    if empty is not None:
+        empty_warp = warp_board(empty, fix.homography, geo.width, geo.height, fix.lens)
+        _check_empty(geo, empty_warp, pose)
+        source = "frame"
+    else:
+        empty_warp = _borrowed_empty(geo, warp, start, pose)
+        source = "position"
+    board_look = EmptyBoard(empty_warp)
+    gain = board_look.light(warp)
+    lit = np.clip(warp.astype(np.float32) / gain, 0, 255).astype(np.uint8)
+    colours, in_play = _learn_colours(geo, lit, board_look, start, pose)
+    for warning in warnings:
+        log.warning("calibration: %s / %s", warning.de, warning.en)
+    calib = Calibration(
+        game=game, image_size=size, homography=tuple(float(v) for v in fix.homography.ravel()),
+        method=fix.method, empty=empty_warp, piece_colours=colours, colours_in_play=in_play,
+        empty_source=source, warnings=tuple(w.key for w in warnings),
+        geometry_file=geometry_file, lens_kappa=fix.lens.kappa,
+        camera_height_mm=float(pose.height), nadir_mm=pose.nadir,
+        height_measured=camera_height_mm is not None)
+    _read_back(calib, geo, lit, start, players, empty_warp if empty is not None else None)
+    return calib
+
+
+def _check_same_view(image: np.ndarray, fix: BoardFix, geo: BackgammonGeometry | MaednGeometry
+                     ) -> None:
+    """The position's frame must show the board where the empty frame did."""
+    score = agreement(layout_edges(geo), gradient_image(image), fix.to_image).score
+    if score < SAME_VIEW * fix.agreement and score < 1.15:
+        raise CalibrationError("the empty board and the position were not taken from the same "
+                               "camera view (did the camera or the board move?)", CAMERA_MOVED)
+
+
+def _picture_warnings(image: np.ndarray, fix: BoardFix, geometry: TableGeometry, game: str
+                      ) -> list:
+    geo = geometry.board(game)
+    out = []
+    warp = warp_board(image, fix.homography, geo.width, geo.height, fix.lens)
+    if float(np.median(warp)) / 255.0 < DIM_LEVEL:
+        out.append(TOO_DIM)
+    die_px = die_size_px(fix.to_image, geo.width, geo.height)
+    if die_px < MIN_DIE_PX:
+        log.warning("calibration: dice will be %.1f px wide (at least %.0f read well)", die_px,
+                    MIN_DIE_PX)
+        out.append(DICE_TOO_SMALL)
+    blur = marker_blur_px(image, marker_quads(image, fix, geometry, game))
+    if blur is not None and blur >= BLURRED_DIE_SHARE * die_px:
+        log.warning("calibration: edges blurred by %.1f px, %.0f %% of a die's width", blur,
+                    100 * blur / die_px)
+        out.append(BLURRED)
+    return out
+
+
+def _check_empty(geo: BackgammonGeometry | MaednGeometry, empty_warp: np.ndarray,
+                 pose: CameraPose) -> None:
+    if isinstance(geo, BackgammonGeometry):
+        learn.check_backgammon_empty(empty_warp, lane_rows(geo, pose))
+    else:
+        learn.check_maedn_empty(geo, empty_warp, field_discs(geo, pose))
+
+
+def _borrowed_empty(geo: BackgammonGeometry | MaednGeometry, warp: np.ndarray,
+                    start: BackgammonBoard | MaednBoard, pose: CameraPose) -> np.ndarray:
+    if isinstance(geo, BackgammonGeometry):
+        return learn.synthesize_backgammon(geo, warp, lane_counts(start))  # type: ignore[arg-type]
+    return learn.synthesize_maedn(geo, warp, occupancy(geo, start), pose)  # type: ignore[arg-type]
+
+
+def _learn_colours(geo: BackgammonGeometry | MaednGeometry, lit: np.ndarray,
+                   board_look: EmptyBoard, start: BackgammonBoard | MaednBoard, pose: CameraPose
+                   ) -> tuple[tuple[PieceColour, ...], tuple[int, ...]]:
+    """The piece colours in play, from the fields the position covers."""
+    if isinstance(geo, BackgammonGeometry):
+        rows = lane_rows(geo, pose)
+        counts = lane_counts(start)  # type: ignore[arg-type]
+        samples: dict[str, list[tuple]] = {"white": [], "black": []}
+        for i, lane in enumerate(rows.lanes):
+            n = counts.get(lane.name, 0)
+            if not n:
+                continue
+            inside = (rows.along[i] > 3) & (rows.along[i] < lane.extent(abs(n)) - 3)
+            samples["white" if n > 0 else "black"].append((rows.ys[i][inside],
+                                                            rows.xs[i][inside]))
+        return learn.learn_colours(lit, board_look, samples), ()
+    discs = field_discs(geo, pose)
+    occupied = occupancy(geo, start)  # type: ignore[arg-type]
+    in_play = tuple(sorted(set(occupied.values())))
+    index = {name: i for i, name in enumerate(discs.names)}
+    per_colour: dict[str, list[tuple]] = {f"colour {c}": [] for c in in_play}
+    for name, colour in occupied.items():
+        i = index[name]
+        per_colour[f"colour {colour}"].append((discs.ys[i], discs.xs[i]))
+    return learn.learn_colours(lit, board_look, per_colour), in_play
+
+
+def _read_back(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, lit: np.ndarray,
+               start: BackgammonBoard | MaednBoard, players: int,
+               empty_warp: np.ndarray | None) -> None:
+    """Read the calibration's own frames back: they must give the position and the empty
+    board, else say which fields disagree."""
+    seats = len(start.pieces) if isinstance(start, MaednBoard) else players
+    reader = FrameReader(calib, players=seats, dice_reader=None)
+    checks = [("the position", lit, start)]
+    if empty_warp is not None:
+        blank = (BackgammonBoard(points=(0,) * 24) if isinstance(geo, BackgammonGeometry)
+                 else MaednBoard(pieces=tuple(() for _ in range(seats))))
+        checks.append(("the empty board", empty_warp, blank))
+    for what, warp, truth in checks:
+        reading = reader.read_warp(warp)
+        if reading.problem == "blocked":
+            raise CalibrationError(f"{what}: {reading.why}", COVERED)
+        if reading.evidence is None:
+            raise CalibrationError(f"{what}: {reading.why}", POSITION_DIFFERS)
+        want = expected_state(geo, truth)
+        got = (reading.evidence.occupied() if isinstance(geo, MaednGeometry)
+               else _lane_reading(reading.evidence))
+        names = reading.evidence.names
+        wrong = [n for n in names if want.get(n, 0) != got.get(n, 0)]
+        unsure = [n for n, c in reading.confidence if c < reader.min_confidence]
+        if wrong or unsure:
+            raise CalibrationError(
+                f"{what} does not read back as given: "
+                + "; ".join(filter(None, [
+                    f"field(s) {', '.join(wrong[:10])} read differently" if wrong else "",
+                    f"field(s) {', '.join(unsure[:10])} unsure" if unsure else ""])),
+                POSITION_DIFFERS)
+
+
+def _lane_reading(evidence: Any) -> dict[str, int]:
+    out = {}
+    for i, name in enumerate(evidence.names):
+        colour, n = evidence.count(i)
+        if n:
+            out[name] = n if colour == "white" else -n
+    return out
+
+

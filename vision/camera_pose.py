@@ -1,0 +1,121 @@
+"""Where the camera hangs, worked out from the board's homography.
+
+A homography from the board plane to the picture holds the camera's pose: with the principal
+point at the picture's centre and square pixels, the two board axes must come out perpendicular
+and of equal scale, which fixes the focal length (unless the camera looks nearly straight down,
+when any focal length fits and a measured height decides instead). The pose tells how far a tall
+piece standing on a field leans in the picture (`lean`), and a rectangle's true proportions
+from its four corners (`rectangle_aspect`), which is how an outline that cannot be the board is
+refused.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: The focal length assumed when the homography cannot tell it (a camera looking straight
+#: down): a 62° horizontal field of view, the Raspberry Pi camera module 2's.
+DEFAULT_FOV_DEG = 62.0
+#: Focal lengths outside this range (in picture widths) are not a camera's.
+FOCAL_RANGE = (0.35, 6.0)
+
+
+@dataclass(frozen=True, slots=True)
+class CameraPose:
+    """The lens's position in board millimetres: `nadir` (the board point straight below it)
+    and `height` above the board; `focal_px` the focal length in pixels."""
+
+    nadir: tuple[float, float]
+    height: float
+    focal_px: float
+
+    def lean(self, xy_mm: np.ndarray, height_mm: float) -> np.ndarray:
+        """How far (board mm, x and y) the point `height_mm` above each board point `xy_mm`
+        appears beyond it, away from the nadir."""
+        rel = np.asarray(xy_mm, np.float64).reshape(-1, 2) - np.array(self.nadir)
+        return rel * (height_mm / max(self.height - height_mm, 1.0))
+
+
+def _centred(homography: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    w, h = size
+    shift = np.array([[1.0, 0.0, -w / 2], [0.0, 1.0, -h / 2], [0.0, 0.0, 1.0]])
+    return shift @ homography
+
+
+def focal_from_homography(homography: np.ndarray, size: tuple[int, int],
+                          equal_scale: bool = True) -> float | None:
+    """The focal length (px) that makes the board's axes perpendicular (and, with
+    `equal_scale`, equally scaled); None when the view is too close to straight down to tell."""
+    h = _centred(homography, size)
+    h1, h2 = h[:, 0], h[:, 1]
+    rows = [(h1[0] * h2[0] + h1[1] * h2[1], h1[2] * h2[2])]
+    if equal_scale:
+        rows.append((h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2, h1[2] ** 2 - h2[2] ** 2))
+    a = np.array([r[0] for r in rows])
+    b = np.array([r[1] for r in rows])
+    # a·w + b = 0 with w = 1/f²: least squares; each row scaled by its size at a usual focal
+    # length, so a row that says nothing (both terms near 0) stays small.
+    w0 = 1.0 / default_focal(size) ** 2
+    scale = np.maximum(np.hypot(a * w0, b), 1e-300)
+    a, b = a / scale, b / scale
+    w = -float(a @ b) / float(a @ a)
+    if w <= 0:
+        return None
+    focal = 1.0 / math.sqrt(w)
+    low, high = (f * size[0] for f in FOCAL_RANGE)
+    # The constraint is weak when the board is seen nearly straight on: the perspective terms
+    # (h1[2], h2[2]) barely differ from 0 and a tiny error moves the answer far.
+    tilt = float(np.hypot(h1[2], h2[2])) * size[0] / float(np.hypot(*h1[:2]))
+    if not low <= focal <= high or tilt < 0.05:
+        return None
+    return focal
+
+
+def default_focal(size: tuple[int, int]) -> float:
+    return size[0] / (2 * math.tan(math.radians(DEFAULT_FOV_DEG) / 2))
+
+
+def pose_from_homography(homography: np.ndarray, size: tuple[int, int],
+                         height_mm: float | None = None) -> CameraPose:
+    """The camera's pose from board mm → picture px. A measured `height_mm` fixes the focal
+    length when the homography cannot (a camera looking straight down) and wins over it."""
+    focal = focal_from_homography(homography, size)
+    if focal is None:
+        focal = default_focal(size)
+        if height_mm is not None:
+            # Looking straight down, the scale is focal / height: choose the focal that fits.
+            pose = _pose(homography, size, focal)
+            focal *= height_mm / pose.height
+    pose = _pose(homography, size, focal)
+    if height_mm is not None:
+        return CameraPose(pose.nadir, float(height_mm), pose.focal_px)
+    return pose
+
+
+def _pose(homography: np.ndarray, size: tuple[int, int], focal: float) -> CameraPose:
+    k_inv = np.diag([1 / focal, 1 / focal, 1.0])
+    m = k_inv @ _centred(homography, size)
+    scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+    r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
+    if t[2] < 0:  # the board lies in front of the camera
+        r1, r2, t = -r1, -r2, -t
+    rot = np.column_stack([r1, r2, np.cross(r1, r2)])
+    centre = -rot.T @ t
+    return CameraPose((float(centre[0]), float(centre[1])), abs(float(centre[2])), focal)
+
+
+def rectangle_aspect(corners_px: np.ndarray, size: tuple[int, int]) -> float:
+    """Width / height of the rectangle whose corners (top-left, top-right, bottom-right,
+    bottom-left, undistorted pixels) the camera sees: perspective taken out."""
+    import cv2
+
+    unit = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)
+    hom, _ = cv2.findHomography(unit, np.asarray(corners_px, np.float64), 0)
+    if hom is None:
+        return float("nan")
+    focal = focal_from_homography(hom, size, equal_scale=False) or default_focal(size)
+    m = np.diag([1 / focal, 1 / focal, 1.0]) @ _centred(hom, size)
+    return float(np.linalg.norm(m[:, 0]) / np.linalg.norm(m[:, 1]))

@@ -1,0 +1,153 @@
+"""Where a board's print must show edges, and how well a picture agrees.
+
+Every board print draws its layout: triangles for the points, a frame round the playing area,
+circles round the Mensch fields. Whatever the colours, the picture's brightness changes across
+those lines and less a few millimetres beside them. `LayoutEdges` holds sample points on the
+lines and beside them (in board mm); `agreement` says how much stronger the picture's gradient
+is on the lines than beside them for a given homography: about 1 for an outline that is not
+the board (a table's edge, one half of a board, a tray), well above 1 when the fields sit
+where the print has them. It is how a found outline is checked and refined, without knowing
+the print's colours.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import BackgammonGeometry, MaednGeometry, Rect
+
+#: How far beside a line (mm) the "off" samples lie: far enough to leave a line blurred by the
+#: camera, near enough to stay on the same field or point.
+OFF_MM = 3.5
+#: Spacing of the samples along each line (mm).
+STEP_MM = 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutEdges:
+    """Samples on the print's lines (`on`, (N, 2) mm) and beside them on either side
+    (`left`, `right`), and which group each belongs to ("outline", "frame", "fields", ...)."""
+
+    on: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    groups: np.ndarray  # (N,) group index
+    names: tuple[str, ...]
+
+
+def _segment(a: tuple[float, float], b: tuple[float, float]) -> np.ndarray:
+    length = math.dist(a, b)
+    n = max(2, int(length / STEP_MM))
+    t = (np.arange(n) + 0.5) / n
+    return np.column_stack([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t])
+
+
+def _rect_lines(rect: Rect) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    x0, y0, x1, y1 = rect
+    return [((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)),
+            ((x0, y1), (x0, y0))]
+
+
+@functools.lru_cache(maxsize=16)
+def layout_edges(geo: BackgammonGeometry | MaednGeometry) -> LayoutEdges:
+    """The lines every print of this geometry draws."""
+    groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    def line(group: str, a: tuple[float, float], b: tuple[float, float]) -> None:
+        pts = _segment(a, b)
+        d = np.array(b, np.float64) - np.array(a, np.float64)
+        normal = np.array([-d[1], d[0]]) / max(float(np.hypot(*d)), 1e-9)
+        groups.setdefault(group, []).append((pts, np.repeat(normal[None], len(pts), 0)))
+
+    outline = (0.0, 0.0, geo.width, geo.height)
+    for a, b in _rect_lines(outline):
+        line("outline", a, b)
+    if isinstance(geo, BackgammonGeometry):
+        for half in geo.half_rects():
+            for a, b in _rect_lines(half):
+                line("halves", a, b)
+        for tray in geo.tray_rects().values():
+            for a, b in _rect_lines(tray):
+                line("trays", a, b)
+        for point in range(1, 25):
+            left, right, tip = geo.point_triangle(point)
+            line("points", left, tip)
+            line("points", right, tip)
+    else:
+        if geo.frame > 0:
+            f = geo.frame
+            for a, b in _rect_lines((f, f, geo.width - f, geo.height - f)):
+                line("frame", a, b)
+        r = geo.field_diameter / 2
+        n = max(8, int(2 * math.pi * r / STEP_MM))
+        turn = np.linspace(0, 2 * math.pi, n, endpoint=False)
+        ring = np.column_stack([np.cos(turn), np.sin(turn)])
+        for _, centre, _ in geo.fields():
+            pts = np.array(centre) + r * ring
+            groups.setdefault("fields", []).append((pts, ring.copy()))
+    names = tuple(groups)
+    on, normals, index = [], [], []
+    for i, name in enumerate(names):
+        for pts, nrm in groups[name]:
+            on.append(pts)
+            normals.append(nrm)
+            index.append(np.full(len(pts), i))
+    on_arr = np.concatenate(on)
+    nrm_arr = np.concatenate(normals)
+    return LayoutEdges(on_arr, on_arr - OFF_MM * nrm_arr, on_arr + OFF_MM * nrm_arr,
+                       np.concatenate(index), names)
+
+
+def gradient_image(image: np.ndarray) -> np.ndarray:
+    """Gradient magnitude of a slightly blurred picture (colour edges count: the largest
+    channel's), float32."""
+    blurred = cv2.GaussianBlur(image, (5, 5), 1.2).astype(np.float32)
+    gx = cv2.Sobel(blurred, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx * gx + gy * gy)
+    return mag.max(axis=2) if mag.ndim == 3 else mag
+
+
+def sample(gradient: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+    """Bilinear samples of `gradient` at (N, 2) pixel positions (0 outside the picture)."""
+    pts = pixels.astype(np.float32).reshape(-1, 1, 2)
+    out = cv2.remap(gradient, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return out.ravel()
+
+
+@dataclass(frozen=True, slots=True)
+class Agreement:
+    """How the picture agrees with the layout: per group the ratio of the gradient on the
+    lines to the gradient beside them, and `score` (the median group's ratio)."""
+
+    ratios: dict[str, float]
+
+    @property
+    def score(self) -> float:
+        return float(np.median(list(self.ratios.values()))) if self.ratios else 0.0
+
+    @property
+    def weakest(self) -> tuple[str, float]:
+        name = min(self.ratios, key=self.ratios.__getitem__)
+        return name, self.ratios[name]
+
+
+def agreement(edges: LayoutEdges, gradient: np.ndarray,
+              to_image: Callable[[np.ndarray], np.ndarray]) -> Agreement:
+    """Compare the picture's `gradient` with the layout seen through `to_image` (board mm →
+    picture px). A line counts where it is stronger than the stronger of its two sides."""
+    on = sample(gradient, to_image(edges.on))
+    side = np.maximum(sample(gradient, to_image(edges.left)),
+                      sample(gradient, to_image(edges.right)))
+    ratios = {}
+    for i, name in enumerate(edges.names):
+        sel = edges.groups == i
+        ratios[name] = float((on[sel].mean() + 1.0) / (side[sel].mean() + 1.0))
+    return Agreement(ratios)

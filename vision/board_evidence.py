@@ -10,6 +10,7 @@ frame against every legal result of a turn (docs/vision.md, "Unsure readings").
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from controller.events import BackgammonBoard, MaednBoard
 from vision.board_look import BACKGROUND, FIRST_PIECE, SHADOW, UNEXPLAINED
-from vision.board_regions import FieldDiscs, LaneRows
+from vision.board_regions import ALONG_STEP, FieldDiscs, LaneRows
 from vision.geometry import BackgammonGeometry, Lane, MaednGeometry
 
 #: Pixels in one field are far from independent: the evidence of a field counts as this many.
@@ -215,15 +216,21 @@ def lane_evidence(labels: tuple[np.ndarray, ...], rows: LaneRows, value: tuple[n
 def _count_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float) -> np.ndarray:
     """Log-likelihood of 0..15 checkers from where the lane is occupied: n checkers cover it
     from its start to their extent, and their tops lean on by `lean` mm where it is positive."""
-    out = np.empty(MOST + 1)
+    covered, sure = _coverage(lane, along[0], len(along), round(max(0.0, lean), 1))
     occ = np.clip(occupied, FLOOR, 1 - FLOOR)
-    for n in range(MOST + 1):
-        end = lane.extent(n) + (max(0.0, lean) if n else 0.0)
-        covered = along < end
-        sure = np.abs(along - end) > 3.0  # the end itself is blurred and shadowed
-        p = np.where(covered, occ, 1 - occ)
-        out[n] = LANE_WEIGHT * float(np.log(p[sure]).sum())
-    return out
+    log_in, log_out = np.log(occ), np.log(1 - occ)
+    return LANE_WEIGHT * ((covered * log_in + (1 - covered) * log_out) * sure).sum(axis=1)
+
+
+@functools.lru_cache(maxsize=512)
+def _coverage(lane: Lane, first: float, count: int, lean: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per count 0..15: where n checkers cover the lane, and where that is sure (not within
+    3 mm of the stack's blurred, shadowed end)."""
+    along = first + np.arange(count) * ALONG_STEP
+    ends = np.array([lane.extent(n) + (lean if n else 0.0) for n in range(MOST + 1)])
+    covered = (along[None, :] < ends[:, None]).astype(np.float64)
+    sure = (np.abs(along[None, :] - ends[:, None]) > 3.0).astype(np.float64)
+    return covered, sure
 
 
 def _rim_logp(lane: Lane, along: np.ndarray, value: np.ndarray, counts: np.ndarray
@@ -231,29 +238,78 @@ def _rim_logp(lane: Lane, along: np.ndarray, value: np.ndarray, counts: np.ndarr
     """Where several counts cover the lane alike (a full lane: 5..15 overlapping checkers),
     the rims between checkers tell them apart: each count predicts a comb of rims, and the
     brightness along the lane's axis correlates best with the true one's."""
-    full = [n for n in range(1, MOST + 1)
-            if lane.extent(n) >= lane.stack_length - 1.0]
+    full, inside, combs = _rim_combs(lane, float(along[0]), len(along))
     out = np.zeros(MOST + 1)
-    if len(full) < 2:
+    if len(full) < 2 or int(np.argmax(counts)) not in full:
         return out
     padded = np.pad(value, 3, mode="edge")
     line = np.abs(value - 0.5 * (padded[:-6] + padded[6:]))
-    inside = (along > 4.0) & (along < lane.stack_length - 4.0)
     part = line[inside] - line[inside].mean()
     spread = float(np.sqrt((part * part).sum())) + 1e-9
-    scores = []
-    for n in full:
-        best = -1.0
-        for shift in np.arange(-4.0, 4.25, 0.5):
-            rims = np.array(lane.offsets(n)[1:]) + shift
-            near = (np.abs(along[inside][:, None] - rims[None, :]).min(axis=1) <= 1.5)
-            comb = near.astype(np.float64) - near.mean()
-            norm = float(np.sqrt((comb * comb).sum())) + 1e-9
-            best = max(best, float(comb @ part) / (norm * spread))
-        scores.append(best)
-    scores_arr = np.array(scores)
-    out[full] = 12.0 * (scores_arr - scores_arr.max())
+    scores = (combs @ part).max(axis=1) / spread
+    out[list(full)] = 12.0 * (scores - scores.max())
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _rim_combs(lane: Lane, first: float, count: int) -> tuple[tuple[int, ...], np.ndarray,
+                                                               np.ndarray]:
+    """Unit-length, zero-mean combs (counts, shifts, positions) for `_rim_logp`."""
+    along = first + np.arange(count) * ALONG_STEP
+    inside = (along > 4.0) & (along < lane.stack_length - 4.0)
+    pos = along[inside]
+    full = tuple(n for n in range(1, MOST + 1) if lane.extent(n) >= lane.stack_length - 1.0)
+    shifts = np.arange(-4.0, 4.25, 0.5)
+    combs = []
+    for n in full:
+        rims = np.array(lane.offsets(n)[1:])[None, :, None] + shifts[:, None, None]
+        near = (np.abs(pos[None, None, :] - rims).min(axis=1) <= 1.5).astype(np.float64)
+        near -= near.mean(axis=1, keepdims=True)
+        near /= np.sqrt((near * near).sum(axis=1, keepdims=True)) + 1e-9
+        combs.append(near)
+    return full, inside, np.array(combs)
+
+
+#: Before looking: each colour has all 15 checkers on the board (bar and tray included), now
+#: and then one or two lie beside it (a hit checker not put on the bar).
+TOTAL_PRIOR = {15: 0.9, 14: 0.06, 13: 0.02}
+
+
+def conserve(evidence: LaneEvidence, geo: BackgammonGeometry) -> LaneEvidence:
+    """The lanes' probabilities once the fifteen checkers a colour has are taken into account:
+    a full lane whose rims leave 11 or 12 checkers open is settled by how many the other lanes
+    hold. Applied per colour where the board shows the bar and that colour's tray (else
+    checkers may lie out of sight); each lane keeps the colour it most likely holds."""
+    logp = evidence.logp.copy()
+    prior = np.full(2 * MOST + 1, 1e-4)
+    for total, p in TOTAL_PRIOR.items():
+        prior[total] = p
+    for colour, first in (("white", 1), ("black", MOST + 1)):
+        if geo.lane(f"bar_{colour}") is None or geo.lane(f"off_{colour}") is None:
+            continue
+        lanes = [i for i in range(len(evidence.names)) if evidence.count(i)[0] == colour]
+        if len(lanes) < 2:
+            continue
+        dists = []
+        for i in lanes:
+            p = np.exp(evidence.logp[i, first:first + MOST])
+            dists.append(np.concatenate([[0.0], p / p.sum()]))  # counts 0..15, 0 impossible
+        for k, i in enumerate(lanes):
+            rest = np.array([1.0])
+            for j, d in enumerate(dists):
+                if j != k:
+                    rest = np.convolve(rest, d)[:2 * MOST + 1]
+            rest = np.pad(rest, (0, 2 * MOST + 1 - len(rest)))
+            fit = np.array([(prior[n:n + len(rest)][:2 * MOST + 1 - n] @
+                             rest[:2 * MOST + 1 - n]) for n in range(MOST + 1)])
+            post = dists[k] * fit
+            if post.sum() <= 0:
+                continue
+            logp[i, first:first + MOST] = np.log(np.maximum(post[1:] / post.sum(), 1e-300))
+            others = np.ones(len(logp[i]), bool)
+            others[first:first + MOST] = False
+            logp[i, others] = -np.inf
+    return LaneEvidence(evidence.names, _normalise(logp), evidence.unexplained)
 
 
 def backgammon_board(evidence: LaneEvidence, geo: BackgammonGeometry

@@ -32,7 +32,16 @@ from vision.board_errors import (
 )
 from vision.camera_pose import rectangle_aspect
 from vision.geometry import BackgammonGeometry, MaednGeometry, TableGeometry, load_geometry
-from vision.layout_edges import Agreement, agreement, gradient_image, layout_edges, sample
+from vision.layout_edges import (
+    Agreement,
+    LayoutEdges,
+    agreement,
+    gradient_image,
+    layout_edges,
+    off_distance,
+    sample,
+    sharpness,
+)
 from vision.lens import Lens, to_image
 from vision.markers import marker_detector
 
@@ -41,9 +50,17 @@ log = logging.getLogger(__name__)
 MIN_MARKERS = 2
 #: A picture larger than this (px, longer side) is searched at this size.
 SEARCH_SIZE = 1280
-#: The layout must be this much stronger on its lines than beside them (median over the
-#: groups of lines) for an outline to be believed.
-MIN_AGREEMENT = 1.25
+#: An outline is believed when at least this share of the print's repeating lines (points'
+#: triangles, fields' circles) show an edge where the geometry puts them, and at least
+#: `PEAK` times as many as with the layout moved by half a point or field
+#: (`layout_edges.sharpness`).
+MIN_HITS = 0.5
+PEAK = 1.6
+#: ... and every other group of lines (outline, frame, halves, trays) at least this share: a
+#: wrong geometry can line its points up with the board's and still miss its trays.
+MIN_GROUP_HITS = 0.35
+#: Outline candidates refined and checked, best agreement first.
+TRIED = 6
 #: An outline whose true proportions differ from the geometry's by more than this is refused.
 ASPECT_TOLERANCE = 0.1
 #: Refinement moves a corner by at most this share of the board's diagonal in the picture.
@@ -114,34 +131,33 @@ def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = No
                                                   interpolation=cv2.INTER_AREA)
     size = (small.shape[1], small.shape[0])
     gradient = gradient_image(small)
-    edges = layout_edges(geo)
+    edges = layout_edges(geo, off_distance(size, (geo.width, geo.height)))
     warnings: list[Reason] = []
     read, squares = _detect_markers(small)
     found = read if use_markers else {}
+    refiner = _Refiner(edges, gradient, geo, size)
+    period = geo.point_width if isinstance(geo, BackgammonGeometry) else geo.cell
     if corners is not None:
-        method, hom, lens = "corners", _from_corners(corners * scale, geo, size), Lens(0.0, size)
+        method = "corners"
+        hom, lens, agree = refiner.refine(_from_corners(corners * scale, geo, size),
+                                          Lens(0.0, size))
+        hits, moved, groups = sharpness(edges, gradient, lambda p: to_image(hom, lens, p),
+                                        period)
+        if _doubt(hits, moved, groups):
+            log.warning("the board's print does not line up with the corners given (%.2f of "
+                        "its lines seen)", hits)
     elif len(found) >= MIN_MARKERS:
         method = "markers"
         hom, lens = _from_markers(small, found, squares, geometry, geo)
+        hom, lens, agree = refiner.refine(hom, lens, move=False)
         if len(found) < 4:
             warnings.append(MARKERS_MISSING)
     else:
         if use_markers:
             warnings.append(MARKERS_MISSING)
         method = "outline"
-        hom, lens = _from_outline(small, squares, geo, gradient)
-    to_picture = _Refiner(edges, gradient, geo, size)
-    hom, lens, agree = to_picture.refine(hom, lens, move=method != "markers")
+        hom, lens, agree = _from_outline(small, squares, geo, gradient, edges, refiner, period)
     log.debug("board by %s: agreement %s", method, agree.ratios)
-    if method != "corners" and agree.score < MIN_AGREEMENT:
-        name, _ = agree.weakest
-        raise CalibrationError(
-            f"the outline found is not this board: its {name} do not line up with the picture "
-            f"(agreement {agree.score:.2f}, at least {MIN_AGREEMENT} needed); check the "
-            "geometry file or give the corners with --corners", NOT_THIS_BOARD)
-    if method == "corners" and agree.score < MIN_AGREEMENT:
-        log.warning("the board's print does not line up with the corners given (%.2f)",
-                    agree.score)
     fix = _full_size(hom, lens, scale, (w, h))
     outer = fix.to_image(board_corners(geo.width, geo.height))
     if (outer < -1).any() or (outer[:, 0] > w + 1).any() or (outer[:, 1] > h + 1).any():
@@ -224,49 +240,97 @@ def _with_outline_corners(hom: np.ndarray, src: np.ndarray, dst: np.ndarray,
 
 def _from_outline(image: np.ndarray, squares: list[np.ndarray],
                   geo: BackgammonGeometry | MaednGeometry, gradient: np.ndarray,
-                  ) -> tuple[np.ndarray, Lens]:
-    """The outline candidate whose layout agrees best with the picture."""
+                  edges: LayoutEdges, refiner: _Refiner, period: float,
+                  ) -> tuple[np.ndarray, Lens, Agreement]:
+    """The outline candidate whose layout agrees best with the picture: candidates ranked by
+    agreement, the best few refined (lens distortion measured on their sides first) and the
+    first whose print lines up sharply taken (`layout_edges.peak`)."""
     size = (image.shape[1], image.shape[0])
-    edges = layout_edges(geo)
-    outer = board_corners(geo.width, geo.height)
-    targets = [outer]
-    if geo.frame > 0:  # the quad found may be the frame's inner edge
-        f = geo.frame
-        inner_x1 = geo.inner_rect[2] if isinstance(geo, BackgammonGeometry) else geo.width - f
-        inner_x0 = geo.inner_rect[0] if isinstance(geo, BackgammonGeometry) else f
-        targets.append(np.array([(inner_x0, f), (inner_x1, f), (inner_x1, geo.height - f),
-                                 (inner_x0, geo.height - f)], np.float64))
-    best: tuple[float, np.ndarray, Lens] | None = None
     quads = board_outline.candidate_quads(image, squares)
     if not quads:
         raise CalibrationError("board outline not found: no four-sided outline in the picture",
                                NO_BOARD)
+    ranked: list[tuple[float, np.ndarray, np.ndarray, float]] = []
     aspect_seen: list[float] = []
+    expected = geo.width / geo.height
     for quad, kappa in quads:
-        lens = Lens(kappa, size)
-        und = lens.undistort(quad)
-        for target in targets:
-            tw = target[1, 0] - target[0, 0]
-            th = target[2, 1] - target[1, 1]
-            aspect = rectangle_aspect(und, size)
-            aspect_seen.append(aspect)
-            if not abs(aspect / (tw / th) - 1) <= ASPECT_TOLERANCE:
+        und = Lens(kappa, size).undistort(quad)
+        aspect = rectangle_aspect(und, size)
+        for target in _targets(geo):
+            wanted = (target[1, 0] - target[0, 0]) / (target[2, 1] - target[1, 1])
+            aspect_seen.append(aspect * expected / wanted)
+            if not abs(aspect / wanted - 1) <= ASPECT_TOLERANCE:
                 continue
             hom, _ = cv2.findHomography(target, und, 0)
             if hom is None:
                 continue
+            lens = Lens(kappa, size)
             score = agreement(edges, gradient, lambda p, m=hom, le=lens: to_image(m, le, p))
-            if best is None or score.score > best[0]:
-                best = (score.score, hom, lens)
-    if best is None:
-        expected = geo.width / geo.height
+            ranked.append((score.score, hom, quad, kappa))
+    if not ranked:
         near = min(aspect_seen, key=lambda a: abs(a / expected - 1))
         raise CalibrationError(
             f"no outline in the picture has the board's proportions: the nearest is "
             f"{near:.2f} times as wide as high, the geometry says {geo.width:g} × "
             f"{geo.height:g} mm ({expected:.2f}); check the geometry file or give --corners",
             NOT_THIS_BOARD)
-    return best[1], best[2]
+    ranked.sort(key=lambda r: -r[0])
+    edge_points = np.argwhere(board_outline.colour_edges(image) > 0)[:, ::-1].astype(float)
+    best: tuple[float, str, np.ndarray, Lens, Agreement] | None = None
+    for _, hom, quad, kappa in ranked[:TRIED]:
+        if kappa == 0.0:
+            kappa = board_outline.side_kappa(edge_points, quad, size)
+            if kappa:
+                outer = cv2.perspectiveTransform(board_corners(geo.width, geo.height)
+                                                 .reshape(-1, 1, 2), hom).reshape(-1, 2)
+                hom, _ = cv2.findHomography(board_corners(geo.width, geo.height),
+                                            Lens(kappa, size).undistort(
+                                                Lens(0.0, size).distort(outer)), 0)
+        refined, lens, agree = refiner.refine(hom, Lens(kappa, size))
+        hits, moved, groups = sharpness(edges, gradient,
+                                        lambda p, m=refined, le=lens: to_image(m, le, p),
+                                        period)
+        log.debug("outline candidate: agreement %.2f, lines seen %.2f (moved %.2f), %s",
+                  agree.score, hits, moved, groups)
+        doubt = _doubt(hits, moved, groups)
+        if best is None or hits > best[0]:
+            best = (hits, doubt, refined, lens, agree)
+        if not doubt:
+            best = (hits, doubt, refined, lens, agree)
+            break
+    assert best is not None
+    _, doubt, hom, lens, agree = best
+    if doubt:
+        raise CalibrationError(
+            f"the outline found is not this board: {doubt} of a {geo.width:g} × "
+            f"{geo.height:g} mm board as the geometry describes it; check the geometry file "
+            "or give the corners with --corners", NOT_THIS_BOARD)
+    return hom, lens, agree
+
+
+def _doubt(hits: float, moved: float, groups: dict[str, float]) -> str:
+    """Why the print does not line up (empty when it does), for the refusal."""
+    if hits < MIN_HITS:
+        return f"only {hits:.0%} of the repeating lines (points or fields) show"
+    if hits < PEAK * moved:
+        return "the repeating lines show as well when moved half a step"
+    weak = [f"{name} {share:.0%}" for name, share in groups.items() if share < MIN_GROUP_HITS]
+    if weak:
+        return f"too few lines show of the {', '.join(weak)}"
+    return ""
+
+
+def _targets(geo: BackgammonGeometry | MaednGeometry) -> list[np.ndarray]:
+    """What a quadrilateral found may be: the board's outer edge or, on a board with a
+    frame, the frame's inner edge (board mm, top-left clockwise)."""
+    out = [board_corners(geo.width, geo.height)]
+    if geo.frame > 0:
+        f = geo.frame
+        x0, x1 = ((geo.inner_rect[0], geo.inner_rect[2]) if isinstance(geo, BackgammonGeometry)
+                  else (f, geo.width - f))
+        out.append(np.array([(x0, f), (x1, f), (x1, geo.height - f), (x0, geo.height - f)],
+                            np.float64))
+    return out
 
 
 class _Refiner:

@@ -18,10 +18,12 @@ import numpy as np
 #: Pixel labels.
 BACKGROUND, SHADOW, UNEXPLAINED = 0, 1, 2
 FIRST_PIECE = 3
-#: Sensor and JPEG noise (grey levels) and the share of a pixel's value the light may wander by,
-#: before a pixel counts as changed.
+#: Sensor and JPEG noise (grey levels) assumed when no frame of the empty board measured it, and
+#: the share of a pixel's value the light may wander by, before a pixel counts as changed.
 NOISE = 10.0
-RELATIVE_NOISE = 0.08
+RELATIVE_NOISE = 0.04
+#: Measured noise never counts as less than this (grey levels).
+LEAST_NOISE = 3.0
 #: A pixel darker than the empty board by this factor range, with the same hue, is a shadow.
 SHADOW_RANGE = (0.2, 0.93)
 #: How far (in chromaticity) a shadow's hue may move: a shadow is lit by the room, not the lamp.
@@ -84,9 +86,11 @@ class PieceColour:
 @dataclass(frozen=True)
 class EmptyBoard:
     """The empty board's warp and what it tolerates: per pixel the lowest and highest value
-    within a millimetre (a small shift of the print is not a change)."""
+    within a millimetre (a small shift of the print is not a change), and the noise per colour
+    channel (grey levels) that two pictures of the same empty place differ by."""
 
     warp: np.ndarray  # (H, W, 3) uint8
+    noise: tuple[float, float, float] = (NOISE, NOISE, NOISE)
 
     def __post_init__(self) -> None:
         kernel = np.ones((3, 3), np.uint8)
@@ -112,12 +116,9 @@ class EmptyBoard:
             coeffs, *_ = np.linalg.lstsq(basis[keep], values[keep], rcond=None)
             residual = np.abs(basis @ coeffs - values).max(axis=1)
             keep = residual <= max(0.05, float(np.quantile(residual, 0.6)))
+        coarse = np.exp(basis @ coeffs).reshape(hb, wb, 3).astype(np.float32)
         h, w = frame_warp.shape[:2]
-        gx = (np.arange(w) + 0.5) / w - 0.5
-        gy = (np.arange(h) + 0.5) / h - 0.5
-        gxx, gyy = np.meshgrid(gx, gy)
-        full = np.stack([np.ones_like(gxx), gxx, gyy, gxx * gxx, gyy * gyy, gxx * gyy], -1)
-        return np.exp(full @ coeffs).astype(np.float32)
+        return cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _block_means(warp: np.ndarray) -> np.ndarray:
@@ -136,7 +137,7 @@ def classify(frame: np.ndarray, empty: EmptyBoard, colours: tuple[PieceColour, .
     low = empty.low[ys, xs].reshape(-1, 3)
     high = empty.high[ys, xs].reshape(-1, 3)
     ref = empty.warp[ys, xs].astype(np.float32).reshape(-1, 3)
-    sigma = NOISE + RELATIVE_NOISE * high
+    sigma = np.array(empty.noise, np.float32) + RELATIVE_NOISE * high
     over = np.maximum(0.0, px - high) + np.maximum(0.0, low - px)
     d_bg = ((over / sigma) ** 2).sum(axis=1)
     fp, fr = features(px), features(ref)
@@ -152,3 +153,16 @@ def classify(frame: np.ndarray, empty: EmptyBoard, colours: tuple[PieceColour, .
     label[(best > UNEXPLAINED_LIMIT) & (d_bg > 9.0)] = UNEXPLAINED
     label[d_bg <= 3.0] = BACKGROUND
     return label.astype(np.int16), d_bg
+
+
+def measure_noise(frame: np.ndarray, empty: EmptyBoard, unchanged: np.ndarray
+                  ) -> tuple[float, float, float]:
+    """Per channel, how far (grey levels) a light-corrected frame strays outside the empty
+    board's tolerance where nothing changed (`unchanged`, a boolean mask): the 99th
+    percentile, so that a still place counts as unchanged."""
+    ys, xs = np.nonzero(unchanged)
+    px = frame[ys, xs].astype(np.float32)
+    over = (np.maximum(0.0, px - empty.high[ys, xs]) + np.maximum(0.0, empty.low[ys, xs] - px)
+            - RELATIVE_NOISE * empty.high[ys, xs])
+    level = np.quantile(np.maximum(over, 0.0), 0.99, axis=0) if len(px) else np.full(3, NOISE)
+    return tuple(float(max(LEAST_NOISE, v)) for v in level)  # type: ignore[return-value]

@@ -86,8 +86,10 @@ def contour_outline(image: np.ndarray, squares: Sequence[np.ndarray] = ()
     return contour.reshape(-1, 2).astype(np.float64), approx.astype(np.float64)
 
 
-def _side_points(points: np.ndarray, approx: np.ndarray) -> list[np.ndarray]:
-    """The contour points along each side between two rough corners (ends left out)."""
+def _side_points(points: np.ndarray, approx: np.ndarray, band: float = 0.03
+                 ) -> list[np.ndarray]:
+    """The points along each side between two rough corners (ends left out), at most `band`
+    of the side's length (and 3 px) from it."""
     sides = []
     for i in range(4):
         a, b = approx[i], approx[(i + 1) % 4]
@@ -96,11 +98,12 @@ def _side_points(points: np.ndarray, approx: np.ndarray) -> list[np.ndarray]:
         rel = points - a
         t = rel @ seg / (length * length)
         dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length
-        sides.append(points[(t > 0.1) & (t < 0.9) & (dist < max(3.0, 0.03 * length))])
+        sides.append(points[(t > 0.1) & (t < 0.9) & (dist < max(3.0, band * length))])
     return sides
 
 
-def estimate_kappa(points: np.ndarray, approx: np.ndarray, size: tuple[int, int]) -> float:
+def estimate_kappa(points: np.ndarray, approx: np.ndarray, size: tuple[int, int],
+                   band: float = 0.03) -> float:
     """The lens distortion that makes the board's four sides straightest (plumb lines).
 
     Returns 0 when the outline is too ragged to tell (then nothing is corrected)."""
@@ -108,7 +111,7 @@ def estimate_kappa(points: np.ndarray, approx: np.ndarray, size: tuple[int, int]
     def crookedness(kappa: float) -> float:
         lens = Lens(kappa, size)
         total, count = 0.0, 0
-        for side in _side_points(lens.undistort(points), lens.undistort(approx)):
+        for side in _side_points(lens.undistort(points), lens.undistort(approx), band):
             if len(side) < 20:
                 return float("inf")
             centred = side - side.mean(axis=0)
@@ -116,12 +119,12 @@ def estimate_kappa(points: np.ndarray, approx: np.ndarray, size: tuple[int, int]
             count += len(side)
         return total / count
 
-    coarse = np.arange(-0.4, 0.4001, 0.02)
+    coarse = np.arange(-0.6, 0.6001, 0.02)
     best = float(coarse[int(np.argmin([crookedness(k) for k in coarse]))])
     fine = np.arange(best - 0.02, best + 0.0201, 0.002)
     scores = [crookedness(k) for k in fine]
     kappa = float(fine[int(np.argmin(scores))])
-    if not np.isfinite(min(scores)) or min(scores) > 2.0 or abs(kappa) > 0.38:
+    if not np.isfinite(min(scores)) or min(scores) > 2.0 or abs(kappa) > 0.58:
         return 0.0
     return kappa
 
@@ -178,12 +181,24 @@ def is_clockwise_convex(corners: np.ndarray) -> bool:
     return all(x > 0 for x in cross)
 
 
+def colour_edges(image: np.ndarray) -> np.ndarray:
+    """Canny edges of each colour channel, together (a red print on green felt changes hue
+    more than brightness); thresholds follow how busy the picture is, so wood grain or a
+    patterned cloth does not bury the board's sides."""
+    blurred = cv2.GaussianBlur(image, (5, 5), 0)
+    out = np.zeros(image.shape[:2], np.uint8)
+    for channel in cv2.split(blurred):
+        gx = cv2.Sobel(channel, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(channel, cv2.CV_32F, 0, 1, ksize=3)
+        high = float(np.clip(1.5 * np.percentile(np.hypot(gx, gy), 90), 40.0, 300.0))
+        out |= cv2.Canny(channel, high / 2.5, high)
+    return out
+
+
 def _lines(image: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """Long straight lines: (a point, unit direction, support in px), strongest first."""
-    grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-    median = float(np.median(grey))
-    edges = cv2.Canny(grey, max(10.0, 0.4 * median), max(30.0, 1.0 * median))
-    h, w = grey.shape
+    edges = colour_edges(image)
+    h, w = edges.shape
     short = min(h, w)
     segs = cv2.HoughLinesP(edges, 1, np.pi / 360, threshold=40, minLineLength=0.08 * short,
                            maxLineGap=0.01 * short + 3)
@@ -249,3 +264,25 @@ def line_quads(image: np.ndarray) -> list[Quad]:
                 continue
             quads.append(quad)
     return quads
+
+
+def side_kappa(edge_points: np.ndarray, quad: Quad, size: tuple[int, int]) -> float:
+    """The lens distortion measured on the edge pixels (x, y) hugging a quadrilateral's sides:
+    along each side, in each of 120 slices, the edge pixel nearest the side (so the frame's
+    inner edge beside the outer one does not join in)."""
+    picked = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        seg = b - a
+        length = float(np.linalg.norm(seg))
+        rel = edge_points - a
+        t = rel @ seg / (length * length)
+        dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length
+        near = (t > 0.05) & (t < 0.95) & (dist < max(3.0, 0.025 * length))
+        slices = np.floor(t[near] * 120).astype(int)
+        order = np.lexsort((dist[near], slices))
+        first = np.ones(len(order), bool)
+        first[1:] = slices[order][1:] != slices[order][:-1]
+        picked.append(edge_points[near][order[first]])
+    points = np.concatenate(picked)
+    return estimate_kappa(points, quad, size) if len(points) else 0.0

@@ -29,7 +29,7 @@ from vision.board_errors import (
 )
 from vision.board_evidence import lane_counts, occupancy
 from vision.board_finder import BoardFix, check_image, find_board, marker_quads
-from vision.board_look import EmptyBoard, PieceColour
+from vision.board_look import EmptyBoard, PieceColour, measure_noise
 from vision.board_regions import field_discs, lane_rows
 from vision.calibration import (
     STANDARD_BACKGAMMON,
@@ -109,12 +109,18 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
     board_look = EmptyBoard(empty_warp)
     gain = board_look.light(warp)
     lit = np.clip(warp.astype(np.float32) / gain, 0, 255).astype(np.uint8)
+    if empty is not None:
+        counts = lane_counts(start) if isinstance(start, BackgammonBoard) \
+            else occupancy(geo, start)  # type: ignore[arg-type]
+        still = ~learn.piece_mask(geo, counts, empty_warp.shape[:2], pose)
+        board_look = EmptyBoard(empty_warp, measure_noise(lit, board_look, still))
     colours, in_play = _learn_colours(geo, lit, board_look, start, pose)
     for warning in warnings:
         log.warning("calibration: %s / %s", warning.de, warning.en)
     calib = Calibration(
         game=game, image_size=size, homography=tuple(float(v) for v in fix.homography.ravel()),
-        method=fix.method, empty=empty_warp, piece_colours=colours, colours_in_play=in_play,
+        method=fix.method, empty=empty_warp, noise=board_look.noise, piece_colours=colours,
+        colours_in_play=in_play,
         empty_source=source, warnings=tuple(w.key for w in warnings),
         geometry_file=geometry_file, lens_kappa=fix.lens.kappa,
         camera_height_mm=float(pose.height), nadir_mm=pose.nadir,
@@ -213,9 +219,13 @@ def _read_back(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, lit:
         if reading.evidence is None:
             raise CalibrationError(f"{what}: {reading.why}", POSITION_DIFFERS)
         want = expected_state(geo, truth)
-        got = (reading.evidence.occupied() if isinstance(geo, MaednGeometry)
-               else _lane_reading(reading.evidence))
         names = reading.evidence.names
+        if reading.board is not None:
+            got = expected_state(geo, reading.board)
+        elif isinstance(geo, MaednGeometry):
+            got = reading.evidence.occupied()  # type: ignore[union-attr]
+        else:
+            got = _lane_reading(reading.evidence)
         wrong = [n for n in names if want.get(n, 0) != got.get(n, 0)]
         unsure = [n for n, c in reading.confidence if c < reader.min_confidence]
         if wrong or unsure:

@@ -50,6 +50,7 @@ class Calibration:
     homography: tuple[float, ...]  # 9 values, row by row
     method: str
     empty: np.ndarray  # the empty board's top-down warp (uint8, 1 px per mm)
+    noise: tuple[float, float, float]  # grey levels two pictures of the empty board differ by
     piece_colours: tuple[PieceColour, ...]
     colours_in_play: tuple[int, ...] = ()  # Mensch: the colour of each learned piece colour
     empty_source: str = "frame"  # "frame" (an empty-board frame) or "position" (borrowed)
@@ -93,7 +94,7 @@ class Calibration:
             "version": FORMAT_VERSION, "game": self.game, "image_size": list(self.image_size),
             "homography": list(self.homography), "method": self.method,
             "empty_png": base64.b64encode(png.tobytes()).decode("ascii"),
-            "empty_source": self.empty_source,
+            "empty_source": self.empty_source, "noise": list(self.noise),
             "piece_colours": [c.to_json() for c in self.piece_colours],
             "colours_in_play": list(self.colours_in_play), "warnings": list(self.warnings),
             "geometry_file": self.geometry_file, "lens_kappa": self.lens_kappa,
@@ -129,6 +130,7 @@ class Calibration:
                 game=str(data["game"]), image_size=tuple(int(v) for v in data["image_size"]),
                 homography=tuple(float(v) for v in data["homography"]),
                 method=str(data["method"]), empty=empty,
+                noise=tuple(float(v) for v in data["noise"][:3]),  # type: ignore[arg-type]
                 piece_colours=tuple(PieceColour.from_json(c) for c in data["piece_colours"]),
                 colours_in_play=tuple(int(v) for v in data["colours_in_play"]),
                 empty_source=str(data["empty_source"]),

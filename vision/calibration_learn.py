@@ -150,3 +150,29 @@ def learn_colours(frame: np.ndarray, empty: EmptyBoard, samples: dict[str, list[
                 "set up the position given (or calibrate with fewer players: --players)")
         out.append(PieceColour.learn(name, frame[ys[changed], xs[changed]]))
     return tuple(out)
+
+
+def piece_mask(geo: BackgammonGeometry | MaednGeometry, counts: dict[str, int],
+               shape: tuple[int, int], pose: CameraPose) -> np.ndarray:
+    """Where the pieces of a position (and their lean and shadows) may show: True there.
+    `counts`: lane → checkers (backgammon) or field → colour (Mensch)."""
+    mask = np.zeros(shape, bool)
+    if isinstance(geo, BackgammonGeometry):
+        for lane in geo.lanes():
+            n = counts.get(lane.name, 0)
+            if not n:
+                continue
+            half = lane.width / 2 + 8
+            ends = [lane.at(-2), lane.at(lane.extent(abs(n)) + 25)]
+            x0 = max(0, int(min(p[0] for p in ends) - half))
+            x1 = int(max(p[0] for p in ends) + half) + 1
+            y0 = max(0, int(min(p[1] for p in ends) - half))
+            y1 = int(max(p[1] for p in ends) + half) + 1
+            mask[y0:y1, x0:x1] = True
+        return mask
+    fields = {name: centre for name, centre, _ in geo.fields()}
+    for name in counts:
+        centre = fields[name]
+        reach = float(np.linalg.norm(pose.lean(np.array([centre]), 1.3 * geo.piece_diameter)))
+        mask |= _disc_mask(shape, centre, geo.field_diameter / 2 + 10 + reach)
+    return mask

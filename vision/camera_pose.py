@@ -61,6 +61,8 @@ def focal_from_homography(homography: np.ndarray, size: tuple[int, int],
     w0 = 1.0 / default_focal(size) ** 2
     scale = np.maximum(np.hypot(a * w0, b), 1e-300)
     a, b = a / scale, b / scale
+    if float(a @ a) < 1e-12:  # nothing to tell: the board's axes look the same at any focal
+        return None
     w = -float(a @ b) / float(a @ a)
     if w <= 0:
         return None

@@ -55,16 +55,14 @@ COVERED_MM2 = 2000.0
 
 @dataclass(frozen=True)
 class BoardReading:
-    """One frame's board: the evidence per field, the free reading, or why there is none."""
+    """One frame's board: the free reading (or why there is none), each field's confidence in
+    it, and the evidence per field that boards are scored against."""
 
     board: BackgammonBoard | MaednBoard | None
     evidence: be.MaednEvidence | be.LaneEvidence | None
     problem: str  # "", BLOCKED, UNCERTAIN or IMPOSSIBLE
     why: str  # in English, for people
-
-    @property
-    def confidence(self) -> tuple[tuple[str, float], ...]:
-        return self.evidence.confidence() if self.evidence is not None else ()
+    confidence: tuple[tuple[str, float], ...] = ()
 
 
 class FrameReader:
@@ -84,7 +82,7 @@ class FrameReader:
         self.board_geo = calib.geometry().board(calib.game)
         self.homography = calib.matrix
         self.min_confidence = min_confidence
-        self.empty = EmptyBoard(calib.empty)
+        self.empty = EmptyBoard(calib.empty, calib.noise)
         self.pose = calib.pose()
         geo = self.board_geo
         self.grid = coarse_grid(geo.width, geo.height)
@@ -184,19 +182,22 @@ class FrameReader:
         evidence: be.MaednEvidence | be.LaneEvidence
         if isinstance(geo, BackgammonGeometry):
             evidence = self._lanes(warp)
-            board: BackgammonBoard | MaednBoard | None = be.backgammon_board(evidence, geo)
+            settled = be.conserve(evidence, geo)
+            board: BackgammonBoard | MaednBoard | None = be.backgammon_board(settled, geo)
+            conf = settled.confidence()
         else:
             evidence = self._fields(warp)
             board = be.maedn_board(evidence, self.seat_colours)
-        lowest = min((c for _, c in evidence.confidence()), default=0.0)
+            conf = evidence.confidence()
         if board is None:
             return BoardReading(None, evidence, IMPOSSIBLE,
-                                "the pieces seen cannot stand like that (too many of a colour)")
-        if lowest < self.min_confidence:
-            unsure = [n for n, c in evidence.confidence() if c < self.min_confidence]
+                                "the pieces seen cannot stand like that (too many of a colour)",
+                                conf)
+        unsure = [n for n, c in conf if c < self.min_confidence]
+        if unsure:
             return BoardReading(None, evidence, UNCERTAIN,
-                                f"not sure enough of {', '.join(unsure[:6])}")
-        return BoardReading(board, evidence, "", "")
+                                f"not sure enough of {', '.join(unsure[:6])}", conf)
+        return BoardReading(board, evidence, "", "", conf)
 
     def _fields(self, warp: np.ndarray) -> be.MaednEvidence:
         d = self.discs

@@ -55,8 +55,10 @@ def _rect_lines(rect: Rect) -> list[tuple[tuple[float, float], tuple[float, floa
 
 
 @functools.lru_cache(maxsize=16)
-def layout_edges(geo: BackgammonGeometry | MaednGeometry) -> LayoutEdges:
-    """The lines every print of this geometry draws."""
+def layout_edges(geo: BackgammonGeometry | MaednGeometry, off_mm: float = OFF_MM
+                 ) -> LayoutEdges:
+    """The lines every print of this geometry draws; the side samples `off_mm` beside them
+    (further on a picture with few pixels per mm, where a line's blur spreads wider)."""
     groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
 
     def line(group: str, a: tuple[float, float], b: tuple[float, float]) -> None:
@@ -100,7 +102,7 @@ def layout_edges(geo: BackgammonGeometry | MaednGeometry) -> LayoutEdges:
             index.append(np.full(len(pts), i))
     on_arr = np.concatenate(on)
     nrm_arr = np.concatenate(normals)
-    return LayoutEdges(on_arr, on_arr - OFF_MM * nrm_arr, on_arr + OFF_MM * nrm_arr,
+    return LayoutEdges(on_arr, on_arr - off_mm * nrm_arr, on_arr + off_mm * nrm_arr,
                        np.concatenate(index), names)
 
 
@@ -131,7 +133,12 @@ class Agreement:
 
     @property
     def score(self) -> float:
-        return float(np.median(list(self.ratios.values()))) if self.ratios else 0.0
+        """The geometric mean of the groups' ratios: one group of lines that does not agree
+        (the fields, when a frame's inner edge is taken for the board's outline) pulls it
+        down."""
+        if not self.ratios:
+            return 0.0
+        return float(np.exp(np.mean(np.log(list(self.ratios.values())))))
 
     @property
     def weakest(self) -> tuple[str, float]:
@@ -151,3 +158,52 @@ def agreement(edges: LayoutEdges, gradient: np.ndarray,
         sel = edges.groups == i
         ratios[name] = float((on[sel].mean() + 1.0) / (side[sel].mean() + 1.0))
     return Agreement(ratios)
+
+
+def off_distance(image_size: tuple[int, int], board_size: tuple[float, float]) -> float:
+    """How far beside a line to sample for a board that fills about half the picture: at
+    least `OFF_MM`, and at least 3.5 pixels (the gradient's own blur), rounded to 0.5 mm."""
+    px_per_mm = float(np.sqrt(0.5 * image_size[0] * image_size[1] /
+                              (board_size[0] * board_size[1])))
+    return round(2 * max(OFF_MM, 3.5 / px_per_mm)) / 2
+
+
+#: A line sample is a hit when the gradient on it (within a millimetre) beats both sides by
+#: this many grey levels per pixel.
+HIT_MARGIN = 8.0
+
+
+def hit_rate(edges: LayoutEdges, gradient: np.ndarray,
+             to_image: Callable[[np.ndarray], np.ndarray], group: str,
+             shift: tuple[float, float] = (0.0, 0.0)) -> float:
+    """The share of one group's line samples where the picture has an edge: the gradient on
+    the line (or a millimetre to either side, for thin printed lines and a little error)
+    stronger than beside it. The layout is moved by `shift` mm on the board."""
+    keep = edges.groups == edges.names.index(group)
+    move = np.array(shift)
+    on_mm = edges.on[keep] + move
+    normal = edges.right[keep] - edges.on[keep]
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    on = np.maximum.reduce([sample(gradient, to_image(on_mm + k * normal)) for k in (-1, 0, 1)])
+    side = np.maximum(sample(gradient, to_image(edges.left[keep] + move)),
+                      sample(gradient, to_image(edges.right[keep] + move)))
+    return float(np.mean(on > side + HIT_MARGIN))
+
+
+def sharpness(edges: LayoutEdges, gradient: np.ndarray,
+              to_image: Callable[[np.ndarray], np.ndarray], period: float
+              ) -> tuple[float, float, dict[str, float]]:
+    """The hit rate of the print's repeating lines (the points' triangles, the fields'
+    circles) where the board is found, and the best of them moved by half their period in
+    each direction they repeat in (points: along the board; fields: both ways). A board in
+    its place scores high and sharply; a table's edge, a box or the wrong geometry score low,
+    or as well anywhere. Also every group's own hit rate (outline, frame, trays, ...)."""
+    points = "points" in edges.names
+    group = "points" if points else "fields"
+    here = hit_rate(edges, gradient, to_image, group)
+    half = period / 2
+    shifts = [(half, 0.0), (-half, 0.0)] + ([] if points else [(0.0, half), (0.0, -half)])
+    moved = max(hit_rate(edges, gradient, to_image, group, s) for s in shifts)
+    groups = {name: hit_rate(edges, gradient, to_image, name) for name in edges.names
+              if name != group}
+    return here, moved, groups

@@ -288,7 +288,7 @@ def conserve(evidence: LaneEvidence, geo: BackgammonGeometry) -> LaneEvidence:
         if geo.lane(f"bar_{colour}") is None or geo.lane(f"off_{colour}") is None:
             continue
         lanes = [i for i in range(len(evidence.names)) if evidence.count(i)[0] == colour]
-        if len(lanes) < 2:
+        if not lanes:
             continue
         dists = []
         for i in lanes:

@@ -62,7 +62,7 @@ class PieceColour:
         centre = np.median(feats, axis=0)
         dist = np.abs(feats - centre).sum(axis=1)
         core = feats[dist <= np.quantile(dist, 0.9)]
-        cov = np.cov(core.T) * 1.5 + np.diag([2e-4, 2e-4, 0.01])
+        cov = np.cov(core.T) * 1.5 + np.diag([2e-4, 2e-4, 0.03])
         return cls(name, tuple(float(v) for v in core.mean(axis=0)),
                    tuple(float(v) for v in np.linalg.inv(cov).ravel()))
 
@@ -129,10 +129,13 @@ def _block_means(warp: np.ndarray) -> np.ndarray:
 
 
 def classify(frame: np.ndarray, empty: EmptyBoard, colours: tuple[PieceColour, ...],
-             ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+             ys: np.ndarray, xs: np.ndarray, shade: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
     """Label the pixels at (ys, xs) of a light-corrected frame warp: BACKGROUND, SHADOW,
-    UNEXPLAINED or FIRST_PIECE + the index of the piece colour. Also returns each pixel's
-    distance to the empty board (0 where unchanged), for callers that weigh change."""
+    UNEXPLAINED or FIRST_PIECE + the index of the piece colour. `shade` (per pixel, ≤ 1)
+    says how much a shadow around them dims them: a piece standing in an arm's shadow is
+    compared with its colour as if lit. Also returns each pixel's distance to the empty board
+    (0 where unchanged), for callers that weigh change."""
     px = frame[ys, xs].astype(np.float32).reshape(-1, 3)
     low = empty.low[ys, xs].reshape(-1, 3)
     high = empty.high[ys, xs].reshape(-1, 3)
@@ -145,7 +148,8 @@ def classify(frame: np.ndarray, empty: EmptyBoard, colours: tuple[PieceColour, .
     hue = np.hypot(fp[:, 0] - fr[:, 0], fp[:, 1] - fr[:, 1])
     shadow = (darker >= SHADOW_RANGE[0]) & (darker <= SHADOW_RANGE[1]) & (hue <= SHADOW_HUE)
     d_shadow = np.where(shadow, (hue / SHADOW_HUE) ** 2 * 4.0 + 2.0, np.inf)
-    candidates = [d_bg, d_shadow] + [c.distances(fp) for c in colours]
+    lit = fp if shade is None else features(px / np.maximum(shade, 0.2)[:, None])
+    candidates = [d_bg, d_shadow] + [c.distances(lit) for c in colours]
     dist = np.column_stack(candidates)
     label = dist.argmin(axis=1)
     best = dist[np.arange(len(label)), label]
@@ -166,3 +170,22 @@ def measure_noise(frame: np.ndarray, empty: EmptyBoard, unchanged: np.ndarray
             - RELATIVE_NOISE * empty.high[ys, xs])
     level = np.quantile(np.maximum(over, 0.0), 0.99, axis=0) if len(px) else np.full(3, NOISE)
     return tuple(float(max(LEAST_NOISE, v)) for v in level)  # type: ignore[return-value]
+
+
+#: A shadow's darkening is spread this many grid cells around where it is seen.
+SHADE_REACH = 5
+
+
+def shade_map(frame: np.ndarray, empty: EmptyBoard, labels: np.ndarray, ys: np.ndarray,
+              xs: np.ndarray) -> np.ndarray:
+    """How much shadows dim each place of a grid (`labels`, `ys`, `xs` of the same shape):
+    the darkening of the pixels labelled SHADOW, spread to their neighbours (the pieces
+    standing in the shadow); 1 where no shadow falls."""
+    px = frame[ys, xs].astype(np.float32).sum(axis=-1)
+    ref = empty.warp[ys, xs].astype(np.float32).sum(axis=-1)
+    seen = (labels == SHADOW).astype(np.float32)
+    ratio = np.where(seen > 0, np.clip((px + 12.0) / (ref + 12.0), 0.2, 1.0), 0.0)
+    size = 2 * SHADE_REACH + 1
+    weight = cv2.blur(seen, (size, size))
+    spread = cv2.blur(ratio, (size, size))
+    return np.where(weight > 0.15, spread / np.maximum(weight, 1e-6), 1.0).astype(np.float32)

@@ -126,3 +126,32 @@ def coarse_grid(width: float, height: float) -> CoarseGrid:
     gy = np.arange(COARSE_MM / 2, height, COARSE_MM)
     mx, my = np.meshgrid(gx, gy)
     return CoarseGrid(to_px(my, height), to_px(mx, width), mx.shape)
+
+
+def piece_zones(geo: BackgammonGeometry | MaednGeometry, pose: CameraPose, grid: CoarseGrid
+                ) -> np.ndarray:
+    """(grid shape) True where a piece may show: on a field or lane, and where it leans and
+    casts its shadow. Anything else that changes (off the fields, off the points) is not a
+    piece: a hand, an arm, an object — or a die, which is small."""
+    h, w = grid.shape
+    xs = grid.xs.reshape(h, w).astype(np.float64) / WARP_PX_PER_MM
+    ys = grid.ys.reshape(h, w).astype(np.float64) / WARP_PX_PER_MM
+    zone = np.zeros((h, w), bool)
+    if isinstance(geo, BackgammonGeometry):
+        for lane in geo.lanes():
+            tall = geo.checker_diameter if not lane.compress else 3 * geo.checker_thickness
+            lean = pose.lean(np.array([lane.at(lane.stack_length / 2)]), tall)[0]
+            reach = float(np.hypot(*lean)) + 6.0
+            ends = np.array([lane.at(-2.0), lane.at(lane.stack_length + 4.0)])
+            x0, x1 = ends[:, 0].min() - lane.width / 2 - reach, ends[:, 0].max() + \
+                lane.width / 2 + reach
+            y0, y1 = ends[:, 1].min() - reach, ends[:, 1].max() + reach
+            zone |= (xs >= x0) & (xs <= x1) & (ys >= y0) & (ys <= y1)
+        return zone
+    tall = PAWN_HEIGHT * geo.piece_diameter
+    for _, centre, _ in geo.fields():
+        lean = pose.lean(np.array([centre]), tall)[0]
+        for k in np.linspace(0.0, 1.0, 5):
+            cx, cy = centre[0] + k * lean[0], centre[1] + k * lean[1]
+            zone |= (xs - cx) ** 2 + (ys - cy) ** 2 <= (geo.field_diameter / 2 + 6.0) ** 2
+    return zone

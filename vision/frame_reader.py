@@ -20,11 +20,19 @@ import numpy as np
 from controller.events import BackgammonBoard, MaednBoard
 from vision import board_evidence as be
 from vision.board_finder import check_image
-from vision.board_look import FIRST_PIECE, UNEXPLAINED, EmptyBoard, classify
-from vision.board_regions import COARSE_MM, coarse_grid, field_discs, lane_rows
+from vision.board_look import (
+    BACKGROUND,
+    FIRST_PIECE,
+    SHADOW,
+    UNEXPLAINED,
+    EmptyBoard,
+    classify,
+    shade_map,
+)
+from vision.board_regions import COARSE_MM, coarse_grid, field_discs, lane_rows, piece_zones
 from vision.calibration import Calibration, die_size_px
 from vision.geometry import BackgammonGeometry, MaednGeometry
-from vision.lens import warp_board
+from vision.lens import WARP_PX_PER_MM, warp_board
 from vision.observation import BLOCKED, IMPOSSIBLE, UNCERTAIN, Observation
 
 log = logging.getLogger(__name__)
@@ -51,6 +59,9 @@ TABLE_VALUE_THRESHOLDS = {4: 0.7, 6: 0.7}
 #: Unexplained pixels in one connected patch of more than this many mm² are a hand, an arm or
 #: an object over the board (both dice with their shadows cover well under half of it).
 COVERED_MM2 = 2000.0
+#: Changed pixels where no piece can be (off the fields and points) in one patch of more than
+#: this many mm² are a hand or an object, whatever colour it has (a die covers about 250).
+STRAY_MM2 = 900.0
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,7 @@ class FrameReader:
         self.pose = calib.pose()
         geo = self.board_geo
         self.grid = coarse_grid(geo.width, geo.height)
+        self.zones = piece_zones(geo, self.pose, self.grid)
         if isinstance(geo, BackgammonGeometry):
             self.rows = lane_rows(geo, self.pose)
             self.seat_colours: tuple[int, ...] = ()
@@ -173,11 +185,15 @@ class FrameReader:
         colours = self.calib.piece_colours
         labels, _ = classify(warp, self.empty, colours, self.grid.ys.ravel(),
                              self.grid.xs.ravel())
-        covered = _largest_patch(labels.reshape(self.grid.shape) == UNEXPLAINED) * COARSE_MM ** 2
-        if covered > COVERED_MM2:
+        grid = labels.reshape(self.grid.shape)
+        self._shade = shade_map(warp, self.empty, grid, self.grid.ys, self.grid.xs)
+        covered = _largest_patch(grid == UNEXPLAINED) * COARSE_MM ** 2
+        changed = (grid != BACKGROUND) & (grid != SHADOW)
+        stray = _largest_patch(changed & ~self.zones) * COARSE_MM ** 2
+        if covered > COVERED_MM2 or stray > STRAY_MM2:
             return BoardReading(None, None, BLOCKED,
-                                f"a hand or an object covers {covered / 100:.0f} cm² of the "
-                                "board")
+                                f"a hand or an object covers {max(covered, stray) / 100:.0f} cm² "
+                                "of the board")
         geo = self.board_geo
         evidence: be.MaednEvidence | be.LaneEvidence
         if isinstance(geo, BackgammonGeometry):
@@ -202,7 +218,7 @@ class FrameReader:
     def _fields(self, warp: np.ndarray) -> be.MaednEvidence:
         d = self.discs
         labels, _ = classify(warp, self.empty, self.calib.piece_colours, d.ys.ravel(),
-                             d.xs.ravel())
+                             d.xs.ravel(), self._shade_at(d.ys.ravel(), d.xs.ravel()))
         return be.maedn_evidence(labels.reshape(d.ys.shape), d, self.calib.colours_in_play,
                                  self.board_geo)  # type: ignore[arg-type]
 
@@ -211,7 +227,8 @@ class FrameReader:
         sizes = [ys.size for ys in r.ys]
         ys = np.concatenate([a.ravel() for a in r.ys])
         xs = np.concatenate([a.ravel() for a in r.xs])
-        labels, _ = classify(warp, self.empty, self.calib.piece_colours, ys, xs)
+        labels, _ = classify(warp, self.empty, self.calib.piece_colours, ys, xs,
+                             self._shade_at(ys, xs))
         value = warp[ys, xs].astype(np.float32).sum(axis=1)
         parts, values, start = [], [], 0
         for lane_ys, n in zip(r.ys, sizes, strict=True):
@@ -222,6 +239,13 @@ class FrameReader:
             start += n
         return be.lane_evidence(tuple(parts), r, tuple(values), FIRST_PIECE, FIRST_PIECE + 1,
                                 self.board_geo)
+
+    def _shade_at(self, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        """The shade map of the frame being read, at warp pixels (ys, xs)."""
+        h, w = self.grid.shape
+        gy = np.clip((ys / (COARSE_MM * WARP_PX_PER_MM)).astype(np.intp), 0, h - 1)
+        gx = np.clip((xs / (COARSE_MM * WARP_PX_PER_MM)).astype(np.intp), 0, w - 1)
+        return self._shade[gy, gx]
 
     def read(self, image: np.ndarray) -> Observation:
         """Read one frame (8-bit BGR of the calibrated size); bad input raises ValueError."""

@@ -124,7 +124,7 @@ class Harness:
 def _calibrate(tmp_path: Path, scene: Path, game: str, players: int,
                size: tuple[int, int] = (960, 540)) -> None:
     """What the owner does once: calibrate from a frame of the starting position."""
-    from vision.calibration import calibrate
+    from vision.calibrate import calibrate
 
     image = RenderedCamera(scene, size=size).read()
     shown = json.loads(scene.read_text("utf-8"))["board"]

@@ -8,7 +8,8 @@ import pytest
 
 from controller.events import BackgammonBoard
 from tests.vision.dice_requirements import needs_model
-from vision.calibration import STANDARD_BACKGAMMON, calibrate, maedn_start
+from vision.calibrate import calibrate
+from vision.calibration import STANDARD_BACKGAMMON, maedn_start
 from vision.frame_reader import FrameReader
 from vision.geometry import load_geometry
 from vision.render_dataset import random_scene

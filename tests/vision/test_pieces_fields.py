@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vision.pieces import ColourModel
 
 from controller.events import BackgammonBoard, MaednBoard
-from vision.calibration import STANDARD_BACKGAMMON, calibrate, maedn_start
+from vision.calibrate import calibrate
+from vision.calibration import STANDARD_BACKGAMMON, maedn_start
 from vision.frame_reader import FrameReader
-from vision.pieces import ColourModel
 from vision.renderer import Scene, render
 
 

@@ -9,7 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.calibration import BLURRED, calibrate, find_board, maedn_start
+from vision.board_errors import BLURRED
+from vision.board_finder import find_board
+from vision.calibrate import calibrate
+from vision.calibration import maedn_start
 from vision.geometry import load_geometry
 from vision.renderer import Camera, Scene, render
 from vision.sharpness import marker_blur_px

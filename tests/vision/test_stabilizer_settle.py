@@ -8,7 +8,8 @@ import math
 import pytest
 
 from controller.events import MaednBoard
-from vision.calibration import calibrate, maedn_start
+from vision.calibrate import calibrate
+from vision.calibration import maedn_start
 from vision.frame_reader import FrameReader
 from vision.observation import BLOCKED, Observation
 from vision.renderer import Scene, render

@@ -30,6 +30,10 @@ SHADOW_RANGE = (0.2, 0.93)
 SHADOW_HUE = 0.035
 #: A pixel farther than this (squared, in units of the spread) from everything is unexplained.
 UNEXPLAINED_LIMIT = 20.0
+#: A pixel this close to the empty board (squared distance in noise units, three channels) is
+#: the empty board whatever else it resembles; one farther than `CHANGED` is not.
+SURELY_UNCHANGED = 3.0
+CHANGED = 9.0
 #: A piece colour is learned from at least this many pixels.
 MIN_PIXELS = 40
 #: Block size (mm) of the light fit.
@@ -151,11 +155,12 @@ def classify(frame: np.ndarray, empty: EmptyBoard, colours: tuple[PieceColour, .
     lit = fp if shade is None else features(px / np.maximum(shade, 0.2)[:, None])
     candidates = [d_bg, d_shadow] + [c.distances(lit) for c in colours]
     dist = np.column_stack(candidates)
+    dist[d_bg > CHANGED, 0] = np.inf  # clearly changed: not the empty board any more
     label = dist.argmin(axis=1)
     best = dist[np.arange(len(label)), label]
     label = np.where(label >= 2, label + 1, label)  # leave room for UNEXPLAINED
-    label[(best > UNEXPLAINED_LIMIT) & (d_bg > 9.0)] = UNEXPLAINED
-    label[d_bg <= 3.0] = BACKGROUND
+    label[best > UNEXPLAINED_LIMIT] = UNEXPLAINED
+    label[d_bg <= SURELY_UNCHANGED] = BACKGROUND
     return label.astype(np.int16), d_bg
 
 

@@ -1,13 +1,21 @@
 """Pieces: every stack height 0–15 on points, bar and trays; every Mensch field in every colour;
-the colour model itself."""
+the pixel labels and the light they are read in."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from vision.pieces import ColourModel
 
 from controller.events import BackgammonBoard, MaednBoard
+from vision.board_look import (
+    BACKGROUND,
+    FIRST_PIECE,
+    SHADOW,
+    UNEXPLAINED,
+    EmptyBoard,
+    PieceColour,
+    classify,
+)
 from vision.calibrate import calibrate
 from vision.calibration import STANDARD_BACKGAMMON, maedn_start
 from vision.frame_reader import FrameReader
@@ -74,20 +82,47 @@ def test_every_field_is_read_in_every_colour(maedn: tuple, colour: int) -> None:
         assert len(names) == 72 and all(0.0 <= c <= 1.0 for _, c in obs.field_confidence)
 
 
-def test_colour_model_prefers_the_class_a_sample_came_from() -> None:
+def _board(colour: tuple[int, int, int], size: tuple[int, int] = (60, 80)) -> np.ndarray:
+    return np.full((*size, 3), colour, np.uint8)
+
+
+def test_pixels_are_told_apart_as_board_shadow_piece_or_unknown() -> None:
+    empty = EmptyBoard(_board((150, 200, 220)), noise=(4.0, 4.0, 4.0))  # cream, as measured
+    red = PieceColour.learn("red", np.random.default_rng(1).normal((40, 40, 190), 8, (300, 3)))
+    frame = _board((150, 200, 220))
+    frame[10:20] = (75, 100, 110)  # the same cream in a shadow
+    frame[20:30] = (42, 38, 185)  # a red piece
+    frame[30:40] = (120, 160, 230)  # skin: nothing learned looks like it
+    ys, xs = np.mgrid[0:40, 0:80]
+    labels, _ = classify(frame, empty, (red,), ys.ravel(), xs.ravel())
+    rows = labels.reshape(40, 80)
+    assert (rows[:10] == BACKGROUND).all()
+    assert (rows[10:20] == SHADOW).all()
+    assert (rows[20:30] == FIRST_PIECE).all()
+    assert (rows[30:40] == UNEXPLAINED).all()
+
+
+def test_a_piece_in_a_shadow_is_its_colour_when_the_shadow_is_taken_out() -> None:
+    empty = EmptyBoard(_board((150, 200, 220)))
+    red = PieceColour.learn("red", np.random.default_rng(2).normal((40, 40, 190), 6, (300, 3)))
+    frame = _board((12, 12, 57))  # the red piece at 0.3 of its light
+    ys, xs = np.mgrid[0:10, 0:10]
+    dark, _ = classify(frame, empty, (red,), ys.ravel(), xs.ravel())
+    lit, _ = classify(frame, empty, (red,), ys.ravel(), xs.ravel(), np.full(100, 0.3))
+    assert (lit == FIRST_PIECE).all() and not (dark == FIRST_PIECE).all()
+
+
+def test_the_light_of_a_frame_is_brought_to_the_empty_boards() -> None:
     rng = np.random.default_rng(3)
-    red = rng.normal([0.2, 0.2, 0.6, 0.4], 0.01, (200, 4)).astype(np.float32)
-    cream = rng.normal([0.28, 0.34, 0.38, 0.8], 0.01, (200, 4)).astype(np.float32)
-    model = ColourModel.fit({"red": red[:100], "cream": cream[:100]})
-    dist = model.distances(np.concatenate([red[100:], cream[100:]]))
-    assert (dist[:100].argmin(axis=1) == 0).all() and (dist[100:].argmin(axis=1) == 1).all()
-    blend = 0.5 * (red[100:110].mean(axis=0) + cream[100:110].mean(axis=0))
-    first, second = np.array([0]), np.array([1])
-    assert model.mixture_distances(blend[None], first, second)[0] < 1.0
-    assert model.distances(blend[None]).min() > 25.0
+    board = rng.integers(60, 200, (240, 320, 3)).astype(np.uint8)
+    ramp = np.linspace(0.7, 1.1, 320)[None, :, None] * np.array([1.0, 0.95, 0.9])
+    frame = np.clip(board * ramp, 0, 255).astype(np.uint8)
+    frame[50:120, 60:140] = (30, 200, 30)  # a piece the fit must leave out
+    gain = EmptyBoard(board).light(frame)
+    assert gain.shape == board.shape
+    assert np.allclose(gain[150:, 200:], ramp[0, 200:][None], atol=0.05)
 
 
-def test_colour_model_round_trips_through_json() -> None:
-    rng = np.random.default_rng(4)
-    model = ColourModel.fit({"a": rng.normal(0.5, 0.1, (50, 4)).astype(np.float32)})
-    assert ColourModel.from_json(model.to_json()) == model
+def test_piece_colours_round_trip_through_json() -> None:
+    colour = PieceColour.learn("white", np.random.default_rng(4).normal(220, 10, (80, 3)))
+    assert PieceColour.from_json(colour.to_json()) == colour

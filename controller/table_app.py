@@ -847,7 +847,7 @@ class FrameCalibration:
         self.camera_heights_mm = dict(camera_heights_mm or {})
 
     def __call__(self, event: NewGame, image: np.ndarray) -> Any:
-        from vision.calibration import calibrate
+        from vision.calibrate import calibrate
         from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
 
         height = self.camera_heights_mm.get(event.game, DEFAULT_CAMERA_HEIGHT_MM)

@@ -75,7 +75,7 @@ class MaednEvidence:
         best = np.exp(self.logp.max(axis=1))
         return tuple((n, float(c)) for n, c in zip(self.names, best, strict=True))
 
-    def occupied(self) -> dict[str, int]:
+    def contents(self) -> dict[str, int]:
         """Field name → colour standing there, by each field's most likely state."""
         out = {}
         for i, name in enumerate(self.names):
@@ -125,7 +125,7 @@ def maedn_board(evidence: MaednEvidence, seat_colours: tuple[int, ...]) -> Maedn
     """The board each field's most likely state gives; None when it is impossible (a colour
     not in play, more than four pieces of a seat)."""
     seats: list[list[int]] = [[] for _ in seat_colours]
-    for name, colour in evidence.occupied().items():
+    for name, colour in evidence.contents().items():
         if colour not in seat_colours:
             return None
         position = seat_position(name, colour)
@@ -165,6 +165,15 @@ class LaneEvidence:
     def confidence(self) -> tuple[tuple[str, float], ...]:
         best = np.exp(self.logp.max(axis=1))
         return tuple((n, float(c)) for n, c in zip(self.names, best, strict=True))
+
+    def contents(self) -> dict[str, int]:
+        """Lane name → checkers (+ White / − Black) by each lane's most likely count."""
+        out = {}
+        for i, name in enumerate(self.names):
+            colour, n = self.count(i)
+            if n:
+                out[name] = n if colour == "white" else -n
+        return out
 
     def score(self, board: BackgammonBoard) -> float:
         """How well the frame fits `board` (log-likelihood)."""

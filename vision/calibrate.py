@@ -11,7 +11,6 @@ the fields that disagree, so a user is never told it succeeded when the table ca
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import numpy as np
 
@@ -122,6 +121,7 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         method=fix.method, empty=empty_warp, noise=board_look.noise, piece_colours=colours,
         colours_in_play=in_play,
         empty_source=source, warnings=tuple(w.key for w in warnings),
+        players=len(start.pieces) if isinstance(start, MaednBoard) else 2,
         geometry_file=geometry_file, lens_kappa=fix.lens.kappa,
         camera_height_mm=float(pose.height), nadir_mm=pose.nadir,
         height_measured=camera_height_mm is not None)
@@ -220,12 +220,8 @@ def _read_back(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, lit:
             raise CalibrationError(f"{what}: {reading.why}", POSITION_DIFFERS)
         want = expected_state(geo, truth)
         names = reading.evidence.names
-        if reading.board is not None:
-            got = expected_state(geo, reading.board)
-        elif isinstance(geo, MaednGeometry):
-            got = reading.evidence.occupied()  # type: ignore[union-attr]
-        else:
-            got = _lane_reading(reading.evidence)
+        got = (expected_state(geo, reading.board) if reading.board is not None
+               else reading.evidence.contents())
         wrong = [n for n in names if want.get(n, 0) != got.get(n, 0)]
         unsure = [n for n, c in reading.confidence if c < reader.min_confidence]
         if wrong or unsure:
@@ -235,14 +231,3 @@ def _read_back(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, lit:
                     f"field(s) {', '.join(wrong[:10])} read differently" if wrong else "",
                     f"field(s) {', '.join(unsure[:10])} unsure" if unsure else ""])),
                 POSITION_DIFFERS)
-
-
-def _lane_reading(evidence: Any) -> dict[str, int]:
-    out = {}
-    for i, name in enumerate(evidence.names):
-        colour, n = evidence.count(i)
-        if n:
-            out[name] = n if colour == "white" else -n
-    return out
-
-

@@ -53,6 +53,7 @@ class Calibration:
     noise: tuple[float, float, float]  # grey levels two pictures of the empty board differ by
     piece_colours: tuple[PieceColour, ...]
     colours_in_play: tuple[int, ...] = ()  # Mensch: the colour of each learned piece colour
+    players: int = 2  # seats of the position calibrated on (its board's shape)
     empty_source: str = "frame"  # "frame" (an empty-board frame) or "position" (borrowed)
     warnings: tuple[str, ...] = ()
     geometry_file: str | None = None
@@ -96,7 +97,8 @@ class Calibration:
             "empty_png": base64.b64encode(png.tobytes()).decode("ascii"),
             "empty_source": self.empty_source, "noise": list(self.noise),
             "piece_colours": [c.to_json() for c in self.piece_colours],
-            "colours_in_play": list(self.colours_in_play), "warnings": list(self.warnings),
+            "colours_in_play": list(self.colours_in_play), "players": self.players,
+            "warnings": list(self.warnings),
             "geometry_file": self.geometry_file, "lens_kappa": self.lens_kappa,
             "camera_height_mm": self.camera_height_mm, "nadir_mm": list(self.nadir_mm),
             "height_measured": self.height_measured,
@@ -133,6 +135,7 @@ class Calibration:
                 noise=tuple(float(v) for v in data["noise"][:3]),  # type: ignore[arg-type]
                 piece_colours=tuple(PieceColour.from_json(c) for c in data["piece_colours"]),
                 colours_in_play=tuple(int(v) for v in data["colours_in_play"]),
+                players=int(data["players"]),
                 empty_source=str(data["empty_source"]),
                 warnings=tuple(str(v) for v in data["warnings"]),
                 geometry_file=data["geometry_file"], lens_kappa=float(data["lens_kappa"]),

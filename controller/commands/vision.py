@@ -1,4 +1,12 @@
-"""`spieltisch vision`: read dice from image files; score the dice reader on a labelled folder."""
+"""`spieltisch vision`: read dice or the board from image files; score the readers on a folder.
+
+    spieltisch vision board FRAME... --calibration FILE --json
+
+prints one JSON line per frame, in order: `{"image": ..., "board": {...}}` (the table log's
+board shape), `{"image": ..., "blocked": "<why>"}` when a hand or an object hides the board or
+the reading is not sure enough, or `{"image": ..., "error": "<what is wrong>"}`; it goes on
+after each and exits 0 unless the calibration cannot be read (then 1).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,11 @@ import logging
 import sys
 import time
 from pathlib import Path
+
+import cv2
+
+from controller.events import BoardObserved
+from controller.table_log import TableLogError, event_from_json, event_to_json
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +41,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "die seen straight from above)")
     dice.set_defaults(func=_run_dice)
 
-    ev = group.add_parser("eval", help="score the dice reader on a labelled folder")
+    board = group.add_parser("board", help="read the board in frames of a calibrated camera")
+    board.add_argument("images", nargs="+", type=Path, metavar="FRAME")
+    board.add_argument("--calibration", type=Path, required=True, metavar="FILE",
+                       help="the file `spieltisch calibrate` wrote for this camera")
+    board.add_argument("--json", action="store_true", help="one JSON line per frame")
+    board.set_defaults(func=_run_board)
+
+    ev = group.add_parser("eval", help="score the dice or board reader on a labelled folder")
     ev.add_argument("folder", type=Path, metavar="DIR", help="folder with labels.json and images")
     ev.add_argument("--split", default=None, help="only images of this split (e.g. test)")
     ev.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -104,8 +124,52 @@ def _emit(as_json: bool, record: dict) -> None:
         print(f"{record['image']}: {values}  ({record['ms']:.1f} ms)", flush=True)
 
 
+def _run_board(args: argparse.Namespace) -> int:
+    from vision.board_errors import CalibrationError
+    from vision.calibration import Calibration
+    from vision.frame_reader import FrameReader
+    from vision.geometry import GeometryError
+
+    try:
+        calib = Calibration.load(args.calibration)
+        reader = FrameReader(calib, players=calib.players, dice_reader=None)
+    except (CalibrationError, GeometryError, ValueError) as exc:
+        print(f"vision board: {exc}", file=sys.stderr)
+        return 1
+    for path in args.images:
+        record: dict = {"image": str(path)}
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if image is None:
+            why = "no such file" if not path.is_file() else "not a readable image"
+            record["error"] = f"{path}: {why}"
+        else:
+            try:
+                reading = reader.read_board(image)
+            except ValueError as exc:
+                reading, record["error"] = None, f"{path}: {exc}"
+            if reading is not None and reading.board is not None:
+                record["board"] = board_json(reading.board)
+            elif reading is not None:
+                record["blocked"] = reading.why
+        if args.json:
+            print(json.dumps(record), flush=True)
+        else:
+            shown = record.get("board") or record.get("blocked") or record.get("error")
+            print(f"{path}: {shown}", flush=True)
+    return 0
+
+
+def board_json(board: object) -> dict:
+    """A board as the table log writes it (without the line's type and time)."""
+    line = event_to_json(BoardObserved(board=board))  # type: ignore[arg-type]
+    return {k: v for k, v in line.items() if k not in ("type", "t")}
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     from vision.dice_eval import EvalReport, LabelError, evaluate, load_labels
+
+    if _holds_boards(args.folder):
+        return _run_board_eval(args)
 
     try:
         images = load_labels(args.folder, args.split)
@@ -136,4 +200,47 @@ def _run_eval(args: argparse.Namespace) -> int:
     print(f"ms per image:        {report.ms_median:.2f} (median)")
     if report.failures:
         print("not entirely right: " + ", ".join(report.failures))
+    return 0
+
+
+def _holds_boards(folder: Path) -> bool:
+    """True for a folder of set-ups (photoreal renders, `spieltisch record`), not of dice."""
+    try:
+        return "setups" in json.loads((folder / "labels.json").read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError):
+        return False
+
+
+def _parse_board(obj: dict) -> object:
+    event = event_from_json({"type": "board", **obj})
+    return event.board  # type: ignore[attr-defined]
+
+
+def _run_board_eval(args: argparse.Namespace) -> int:
+    from vision.board_eval import BoardLabelError, evaluate_boards, load_setups
+
+    repository = Path(__file__).resolve().parents[2]
+    try:
+        setups = load_setups(args.folder, _parse_board, args.split, repository)
+        report = evaluate_boards(setups).as_dict()
+    except (BoardLabelError, TableLogError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"set-ups:             {report['setups']} ({report['calibrated']} calibrated)")
+    for refusal in report["refused"]:
+        print(f"  refused: {refusal}")
+    print(f"corners within 1 %:  {report['corners_within_1pct']} of "
+          f"{report['corners_measured']} (of the board's diagonal)")
+    print(f"clear frames:        {report['clear_right']} of {report['clear_frames']} boards "
+          f"right ({report['board_accuracy']:.2%}), {report['clear_no_board']} without a board")
+    print(f"fields:              {report['fields_right']} of {report['fields']} right "
+          f"({report['field_accuracy']:.2%})")
+    print(f"hand frames:         {report['hands_blocked']} of {report['hand_frames']} blocked")
+    print(f"wrong readings:      {len(report['wrong_readings'])}")
+    for wrong in report["wrong_readings"]:
+        print(f"  {wrong}")
+    print(f"ms per frame:        {report['ms_median']:.1f} (median)")
     return 0

@@ -17,14 +17,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from controller.events import BackgammonBoard, MaednBoard
-from vision.board_look import BACKGROUND, FIRST_PIECE, SHADOW, UNEXPLAINED
+from vision.board_look import BACKGROUND, FIRST_PIECE, SHADOW, UNEXPLAINED, WEAK
 from vision.board_regions import ALONG_STEP, FieldDiscs, LaneRows
 from vision.geometry import BackgammonGeometry, Lane, MaednGeometry
+from vision.lane_rings import RingLevels, ring_near
 
 #: Pixels in one field are far from independent: the evidence of a field counts as this many.
 FIELD_WEIGHT = 8.0
-#: ... and one millimetre of a lane as this share of an independent observation.
+#: ... one millimetre of a tray as this share of an independent observation ...
 LANE_WEIGHT = 0.35
+#: ... and each place a checker takes on a point as this many.
+SLOT_WEIGHT = 2.0
+#: What a place's change alone says of it being filled: from untouched to all changed. With
+#: the calibration's rims this is the weaker of the two looks.
+CHANGE_SAYS = (0.1, 0.9)
+#: A little changed pixel on a lane says "checker" with this weight (a white checker on a
+#: cream point is little more than noise away from it).
+WEAK_OCCUPIED = 0.6
+#: Across a lane, a row with no more than this share of changed pixels is surely empty, one
+#: with this share or more surely covered by a checker.
+EMPTY_SHARE, FULL_SHARE = 0.05, 0.35
 #: A share never counts as less likely than this (one odd pixel must not veto a field).
 FLOOR = 0.03
 MOST = 15
@@ -104,8 +116,9 @@ def maedn_evidence(labels: np.ndarray, discs: FieldDiscs, colours: tuple[int, ..
     """`labels`: (F, K) pixel labels of each field's disc; `colours`: the piece colours in
     play, in the order of the learned piece colours (label FIRST_PIECE + i is colours[i])."""
     n = labels.shape[1]
-    background = ((labels == BACKGROUND) | (labels == SHADOW)).sum(axis=1) / n
-    unexplained = (labels == UNEXPLAINED).sum(axis=1) / n
+    weak = (labels == WEAK).sum(axis=1) / n
+    background = ((labels == BACKGROUND) | (labels == SHADOW)).sum(axis=1) / n + 0.5 * weak
+    unexplained = (labels == UNEXPLAINED).sum(axis=1) / n + 0.5 * weak
     shares = [background] + [(labels == FIRST_PIECE + i).sum(axis=1) / n
                              for i in range(len(colours))]
     # Unexplained pixels say "something is here" without saying what: half to each piece.
@@ -190,43 +203,52 @@ class LaneEvidence:
         return total
 
 
-def lane_evidence(labels: tuple[np.ndarray, ...], rows: LaneRows, value: tuple[np.ndarray, ...],
-                  white: int, black: int, geo: BackgammonGeometry) -> LaneEvidence:
-    """`labels[i]`: (P, A) pixel labels along lane i; `value[i]`: (P,) brightness along its
-    axis (for the rims between overlapping checkers); `white`/`black`: their labels."""
-    logps, bad = [], []
-    for i, lane in enumerate(rows.lanes):
-        lab = labels[i]
-        along = rows.along[i]
-        occupied = ((lab != BACKGROUND) & (lab != SHADOW)).mean(axis=1)
-        n_white = float((lab == white).sum())
-        n_black = float((lab == black).sum())
-        bad.append(float((lab == UNEXPLAINED).mean()))
-        counts = _count_logp(lane, along, occupied, rows.lean[i] if lane.compress
-                             else rows.top_lean[i])
+def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows: LaneRows,
+                  value: np.ndarray, white: int, black: int,
+                  rings: tuple[np.ndarray, ...] = (), levels: RingLevels | None = None,
+                  ) -> LaneEvidence:
+    """`labels`: (P, A) pixel labels across all lanes' rows, lane i's rows at `bounds[i]`;
+    `value`: (P,) brightness along the lanes' axes (for the rims between overlapping
+    checkers); `white`/`black`: their labels; `rings[i]` the ring score of a checker starting
+    at each mm of lane i (`vision.lane_rings`), weighed with the calibration's `levels`."""
+    changed = ((labels != BACKGROUND) & (labels != SHADOW)).mean(axis=1)
+    occupied_all = changed - (1 - WEAK_OCCUPIED) * (labels == WEAK).mean(axis=1)
+    starts = np.array([a for a, _ in bounds])
+    n_white = np.add.reduceat((labels == white).sum(axis=1), starts).astype(float)
+    n_black = np.add.reduceat((labels == black).sum(axis=1), starts).astype(float)
+    bad = np.add.reduceat((labels == UNEXPLAINED).mean(axis=1), starts) / \
+        np.array([b - a for a, b in bounds])
+    votes = n_white + n_black + 2.0
+    trust = np.minimum(20.0, votes / 10.0)
+    colour_w = np.log((n_white + 1.0) / votes) * trust
+    colour_b = np.log((n_black + 1.0) / votes) * trust
+    logps = np.full((len(rows.lanes), 1 + 2 * MOST), -np.inf)
+    for i, (lane, (a, b)) in enumerate(zip(rows.lanes, bounds, strict=True)):
+        along, occupied = rows.along[i], occupied_all[a:b]
         if lane.compress:
-            counts = counts + _rim_logp(lane, along, value[i], counts)
-        votes = n_white + n_black + 2.0
-        colour_w = math.log((n_white + 1.0) / votes) * min(20.0, votes / 10.0)
-        colour_b = math.log((n_black + 1.0) / votes) * min(20.0, votes / 10.0)
-        row = np.full(1 + 2 * MOST, -np.inf)
-        row[0] = counts[0]
+            p_ring = levels.p_ring(rings[i]) if levels is not None and rings else None
+            counts = _slot_logp(lane, along, occupied, rows.lean[i], p_ring)
+            counts = counts + _rim_logp(lane, along, value[a:b], counts)
+        else:
+            counts = _count_logp(lane, along, occupied, rows.top_lean[i])
+        logps[i, 0] = counts[0]
         allowed = {"bar_white": "white", "off_white": "white", "bar_black": "black",
                    "off_black": "black"}.get(lane.name)
         if allowed != "black":
-            row[1:MOST + 1] = counts[1:] + colour_w
+            logps[i, 1:MOST + 1] = counts[1:] + colour_w[i]
         if allowed != "white":
-            row[MOST + 1:] = counts[1:] + colour_b
-        logps.append(row)
+            logps[i, MOST + 1:] = counts[1:] + colour_b[i]
     names = tuple(lane.name for lane in rows.lanes)
-    return LaneEvidence(names, _normalise(np.array(logps)), np.array(bad))
+    return LaneEvidence(names, _normalise(logps), bad)
 
 
 def _count_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float) -> np.ndarray:
     """Log-likelihood of 0..15 checkers from where the lane is occupied: n checkers cover it
     from its start to their extent, and their tops lean on by `lean` mm where it is positive."""
     covered, sure = _coverage(lane, along[0], len(along), round(max(0.0, lean), 1))
-    occ = np.clip(occupied, FLOOR, 1 - FLOOR)
+    # A place a checker covers need not change all over (a white checker on a cream point
+    # changes at its rim and shading); an empty place hardly changes at all.
+    occ = np.clip((occupied - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), FLOOR, 1 - FLOOR)
     log_in, log_out = np.log(occ), np.log(1 - occ)
     return LANE_WEIGHT * ((covered * log_in + (1 - covered) * log_out) * sure).sum(axis=1)
 
@@ -240,6 +262,45 @@ def _coverage(lane: Lane, first: float, count: int, lean: float) -> tuple[np.nda
     covered = (along[None, :] < ends[:, None]).astype(np.float64)
     sure = (np.abs(along[None, :] - ends[:, None]) > 3.0).astype(np.float64)
     return covered, sure
+
+
+def _slot_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float,
+               p_ring: np.ndarray | None) -> np.ndarray:
+    """Log-likelihood of 0..15 checkers lying on a point or the bar, place by place: a row of
+    n checkers fills the first n places a checker takes and leaves the rest of the row empty.
+    Two looks decide whether a place is filled, their odds multiplied: a checker's rim there
+    (strong evidence either way) and how much of the place's middle changed (weaker: a white
+    checker on a cream point hardly changes colour, while a shadow or a blurred neighbour may
+    change an empty place). Beyond a full row (overlapping checkers, or a second layer) the
+    row is full and the rims between checkers (`_rim_logp`) tell the count."""
+    row = lane.row
+    share = np.clip((occupied - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
+    middles = _slot_middles(lane, float(along[0]), len(along), round(lean, 1))
+    change = middles @ share
+    p_change = CHANGE_SAYS[0] + (CHANGE_SAYS[1] - CHANGE_SAYS[0]) * change
+    odds = np.log(p_change / (1 - p_change))
+    if p_ring is not None:
+        ring = np.clip([ring_near(p_ring, k * lane.pitch) for k in range(row)], FLOOR,
+                       1 - FLOOR)
+        odds = odds + np.log(ring / (1 - ring))
+    p = np.clip(1 / (1 + np.exp(-odds)), FLOOR, 1 - FLOOR)
+    full = np.concatenate([[0.0], np.cumsum(SLOT_WEIGHT * np.log(p))])
+    empty = np.concatenate([[0.0], np.cumsum(SLOT_WEIGHT * np.log(1 - p))])
+    k = np.minimum(np.arange(MOST + 1), row)
+    return full[k] + (empty[-1] - empty[k])
+
+
+@functools.lru_cache(maxsize=512)
+def _slot_middles(lane: Lane, first: float, count: int, lean: float) -> np.ndarray:
+    """(row, count) weights averaging the middle of each place a checker takes in a row, where
+    its top face shows (the neighbour's edge, side face and shadow stay out of it)."""
+    along = first + np.arange(count) * ALONG_STEP
+    out = np.zeros((lane.row, count))
+    for k in range(lane.row):
+        start = k * lane.pitch + lean
+        inside = (along >= start + 0.3 * lane.pitch) & (along < start + 0.7 * lane.pitch)
+        out[k, inside] = 1.0 / max(1, int(inside.sum()))
+    return out
 
 
 def _rim_logp(lane: Lane, along: np.ndarray, value: np.ndarray, counts: np.ndarray
@@ -267,7 +328,7 @@ def _rim_combs(lane: Lane, first: float, count: int) -> tuple[tuple[int, ...], n
     along = first + np.arange(count) * ALONG_STEP
     inside = (along > 4.0) & (along < lane.stack_length - 4.0)
     pos = along[inside]
-    full = tuple(n for n in range(1, MOST + 1) if lane.extent(n) >= lane.stack_length - 1.0)
+    full = tuple(range(lane.row, MOST + 1))
     shifts = np.arange(-4.0, 4.25, 0.5)
     combs = []
     for n in full:
@@ -282,6 +343,8 @@ def _rim_combs(lane: Lane, first: float, count: int) -> tuple[tuple[int, ...], n
 #: Before looking: each colour has all 15 checkers on the board (bar and tray included), now
 #: and then one or two lie beside it (a hit checker not put on the bar).
 TOTAL_PRIOR = {15: 0.9, 14: 0.06, 13: 0.02}
+#: Lanes read this surely (log-probability) need no help from the count of fifteen.
+SURE = math.log(0.995)
 
 
 def conserve(evidence: LaneEvidence, geo: BackgammonGeometry) -> LaneEvidence:
@@ -297,7 +360,7 @@ def conserve(evidence: LaneEvidence, geo: BackgammonGeometry) -> LaneEvidence:
         if geo.lane(f"bar_{colour}") is None or geo.lane(f"off_{colour}") is None:
             continue
         lanes = [i for i in range(len(evidence.names)) if evidence.count(i)[0] == colour]
-        if not lanes:
+        if not lanes or all(evidence.logp[i].max() > SURE for i in lanes):
             continue
         dists = []
         for i in lanes:

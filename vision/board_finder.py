@@ -335,17 +335,21 @@ def _targets(geo: BackgammonGeometry | MaednGeometry) -> list[np.ndarray]:
 
 class _Refiner:
     """Moves the board's four corners (and the lens distortion) to where the print's layout
-    agrees best with the picture: a coordinate search with shrinking steps."""
+    agrees best with the picture: a coordinate search with shrinking steps. Only the print's
+    repeating lines count (the points' triangles, the fields' circles): they lie on the playing
+    surface, while a raised frame's top edge and the walls of trays and bar stand above it
+    and, seen at a slant, lie millimetres off where the geometry puts them."""
 
-    def __init__(self, edges, gradient: np.ndarray, geo: BackgammonGeometry | MaednGeometry,
-                 size: tuple[int, int]) -> None:
+    def __init__(self, edges: LayoutEdges, gradient: np.ndarray,
+                 geo: BackgammonGeometry | MaednGeometry, size: tuple[int, int]) -> None:
         self.edges = edges
         self.gradient = gradient
         self.outer = board_corners(geo.width, geo.height)
         self.size = size
-        pts = np.concatenate([edges.on, edges.left, edges.right])
-        self._n = len(edges.on)
-        self._pts = pts
+        group = edges.names.index("points" if "points" in edges.names else "fields")
+        keep = edges.groups == group
+        self._n = int(keep.sum())
+        self._pts = np.concatenate([edges.on[keep], edges.left[keep], edges.right[keep]])
 
     def _score(self, corners: np.ndarray, kappa: float) -> float:
         hom, _ = cv2.findHomography(self.outer, corners, 0)

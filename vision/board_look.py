@@ -15,13 +15,15 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-#: Pixel labels.
-BACKGROUND, SHADOW, UNEXPLAINED = 0, 1, 2
-FIRST_PIECE = 3
+#: Pixel labels: the empty board, the empty board in a shadow, nothing learned, the empty
+#: board but a little changed (a white checker on a white point differs by little more than
+#: noise, but it differs), then one per piece colour.
+BACKGROUND, SHADOW, UNEXPLAINED, WEAK = 0, 1, 2, 3
+FIRST_PIECE = 4
 #: Sensor and JPEG noise (grey levels) assumed when no frame of the empty board measured it, and
 #: the share of a pixel's value the light may wander by, before a pixel counts as changed.
 NOISE = 10.0
-RELATIVE_NOISE = 0.04
+RELATIVE_NOISE = 0.015
 #: Measured noise never counts as less than this (grey levels).
 LEAST_NOISE = 3.0
 #: A pixel darker than the empty board by this factor range, with the same hue, is a shadow.
@@ -73,7 +75,7 @@ class PieceColour:
     def distances(self, feats: np.ndarray) -> np.ndarray:
         diff = feats - np.array(self.mean, np.float32)
         inv = np.array(self.inv_cov, np.float32).reshape(3, 3)
-        return np.einsum("ni,ij,nj->n", diff, inv, diff)
+        return ((diff @ inv) * diff).sum(axis=1)
 
     def to_json(self) -> dict:
         return {"name": self.name, "mean": list(self.mean), "inv_cov": list(self.inv_cov)}
@@ -101,67 +103,134 @@ class EmptyBoard:
         warp = self.warp.astype(np.float32)
         object.__setattr__(self, "low", cv2.erode(warp, kernel))
         object.__setattr__(self, "high", cv2.dilate(warp, kernel))
-        object.__setattr__(self, "_blocks", _block_means(warp))
+        object.__setattr__(self, "_blocks", _block_means(self.warp))
 
-    def light(self, frame_warp: np.ndarray) -> np.ndarray:
-        """The gain per channel (H, W, 3) that brings `frame_warp` to this board's light: a
-        smooth surface fitted to the blocks that did not change (pieces, hands and shadows are
-        left out by refitting without the blocks that fit worst)."""
-        ratio = (_block_means(frame_warp.astype(np.float32)) + 2.0) / (self._blocks + 2.0)
+    def light(self, frame_warp: np.ndarray) -> Light:
+        """The gain per channel that brings `frame_warp` to this board's light: a smooth
+        surface fitted to the blocks that did not change (pieces, hands and shadows are left
+        out by refitting without the blocks that fit worst)."""
+        ratio = (_block_means(frame_warp) + 2.0) / (self._blocks + 2.0)
         hb, wb = ratio.shape[:2]
         ys, xs = np.mgrid[0:hb, 0:wb]
-        x = (xs.ravel() + 0.5) / wb - 0.5
-        y = (ys.ravel() + 0.5) / hb - 0.5
-        basis = np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
+        basis = _basis((xs.ravel() + 0.5) / wb - 0.5, (ys.ravel() + 0.5) / hb - 0.5)
         values = np.log(ratio.reshape(-1, 3))
-        keep = np.ones(len(x), bool)
+        keep = np.ones(len(basis), bool)
         coeffs = np.zeros((6, 3))
         for _ in range(4):
             coeffs, *_ = np.linalg.lstsq(basis[keep], values[keep], rcond=None)
             residual = np.abs(basis @ coeffs - values).max(axis=1)
             keep = residual <= max(0.05, float(np.quantile(residual, 0.6)))
-        coarse = np.exp(basis @ coeffs).reshape(hb, wb, 3).astype(np.float32)
         h, w = frame_warp.shape[:2]
-        return cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR)
+        return Light(coeffs.astype(np.float32), _span(w, h), (w, h))
+
+
+def _basis(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
+
+
+@dataclass(frozen=True)
+class Light:
+    """A frame's light against the empty board's: a smooth gain per colour channel."""
+
+    coeffs: np.ndarray  # (6, 3) log-gain over the quadratic basis
+    span: tuple[int, int]  # the pixels (w, h) the basis's -0.5..0.5 spans
+    size: tuple[int, int]  # the warp's (w, h)
+
+    def at(self, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        """(N, 3) gains at warp pixels (ys, xs)."""
+        x = (np.asarray(xs, np.float32).ravel() + 0.5) / self.span[0] - 0.5
+        y = (np.asarray(ys, np.float32).ravel() + 0.5) / self.span[1] - 0.5
+        return np.exp(_basis(x, y) @ self.coeffs)
+
+    def correct(self, warp: np.ndarray) -> np.ndarray:
+        """The whole warp in the empty board's light (for calibration, not per frame)."""
+        h, w = warp.shape[:2]
+        ys, xs = np.mgrid[0:h, 0:w]
+        gain = self.at(ys, xs).reshape(h, w, 3)
+        return np.clip(warp.astype(np.float32) / gain, 0, 255).astype(np.uint8)
 
 
 def _block_means(warp: np.ndarray) -> np.ndarray:
     h, w = warp.shape[:2]
     hb, wb = max(1, h // LIGHT_BLOCK), max(1, w // LIGHT_BLOCK)
-    return cv2.resize(warp[:hb * LIGHT_BLOCK, :wb * LIGHT_BLOCK], (wb, hb),
-                      interpolation=cv2.INTER_AREA).astype(np.float32)
+    return cv2.resize(np.ascontiguousarray(warp[:hb * LIGHT_BLOCK, :wb * LIGHT_BLOCK]),
+                      (wb, hb), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class PixelSet:
+    """A fixed set of warp pixels (a board's grid, its lanes or fields) and what the empty
+    board shows there, gathered once so that each frame only gathers its own pixels."""
+
+    flat: np.ndarray  # (N,) index into an (H·W) warp
+    low: np.ndarray  # (N, 3) the empty board's lowest and highest value within a mm
+    high: np.ndarray
+    ref: np.ndarray  # (N, 3) the empty board itself
+    sigma: np.ndarray  # (N, 3) how far a still pixel may stray
+    basis: np.ndarray  # (N, 6) for the light's gain
+
+    @classmethod
+    def of(cls, empty: EmptyBoard, ys: np.ndarray, xs: np.ndarray) -> PixelSet:
+        ys, xs = np.asarray(ys).ravel(), np.asarray(xs).ravel()
+        h, w = empty.warp.shape[:2]
+        high = empty.high[ys, xs]
+        span = _span(w, h)
+        basis = _basis((xs + 0.5) / span[0] - 0.5, (ys + 0.5) / span[1] - 0.5)
+        return cls(ys * w + xs, empty.low[ys, xs], high, empty.warp[ys, xs].astype(np.float32),
+                   np.array(empty.noise, np.float32) + RELATIVE_NOISE * high,
+                   basis.astype(np.float32))
+
+    def values(self, frame: np.ndarray, light: Light | None = None) -> np.ndarray:
+        """(N, 3) the frame's pixels, in the empty board's light."""
+        px = frame.reshape(-1, 3)[self.flat].astype(np.float32)
+        return px if light is None else px / np.exp(self.basis @ light.coeffs)
+
+
+def _span(w: int, h: int) -> tuple[int, int]:
+    """The pixels the light's basis spans (-0.5..0.5): whole blocks of the warp."""
+    return (max(1, w // LIGHT_BLOCK) * LIGHT_BLOCK, max(1, h // LIGHT_BLOCK) * LIGHT_BLOCK)
 
 
 def classify(frame: np.ndarray, empty: EmptyBoard, colours: tuple[PieceColour, ...],
-             ys: np.ndarray, xs: np.ndarray, shade: np.ndarray | None = None
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Label the pixels at (ys, xs) of a light-corrected frame warp: BACKGROUND, SHADOW,
-    UNEXPLAINED or FIRST_PIECE + the index of the piece colour. `shade` (per pixel, ≤ 1)
-    says how much a shadow around them dims them: a piece standing in an arm's shadow is
-    compared with its colour as if lit. Also returns each pixel's distance to the empty board
-    (0 where unchanged), for callers that weigh change."""
-    px = frame[ys, xs].astype(np.float32).reshape(-1, 3)
-    low = empty.low[ys, xs].reshape(-1, 3)
-    high = empty.high[ys, xs].reshape(-1, 3)
-    ref = empty.warp[ys, xs].astype(np.float32).reshape(-1, 3)
-    sigma = np.array(empty.noise, np.float32) + RELATIVE_NOISE * high
-    over = np.maximum(0.0, px - high) + np.maximum(0.0, low - px)
-    d_bg = ((over / sigma) ** 2).sum(axis=1)
-    fp, fr = features(px), features(ref)
+             ys: np.ndarray, xs: np.ndarray, shade: np.ndarray | None = None,
+             light: Light | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Label the pixels at (ys, xs) of a frame's warp (see `classify_set`)."""
+    return classify_set(frame, PixelSet.of(empty, ys, xs), colours, shade, light)
+
+
+def classify_set(frame: np.ndarray, pixels: PixelSet, colours: tuple[PieceColour, ...],
+                 shade: np.ndarray | None = None, light: Light | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Label a set of pixels of a frame's warp: BACKGROUND, SHADOW, UNEXPLAINED, WEAK or
+    FIRST_PIECE + the index of the piece colour. `shade` (per pixel, ≤ 1) says how much a
+    shadow around them dims them: a piece standing in an arm's shadow is compared with its
+    colour as if lit. `light` brings the frame to the empty board's light (None: it already
+    is). Also returns each pixel's distance to the empty board, for callers that weigh
+    change."""
+    px = pixels.values(frame, light)
+    over = np.maximum(0.0, px - pixels.high) + np.maximum(0.0, pixels.low - px)
+    d_bg = ((over / pixels.sigma) ** 2).sum(axis=1)
+    label = np.zeros(len(px), np.int16)  # BACKGROUND
+    # Only what changed is compared with shadows and pieces (most of a board is still).
+    idx = np.flatnonzero(d_bg > SURELY_UNCHANGED)
+    if len(idx) == 0:
+        return label, d_bg
+    px, d = px[idx], d_bg[idx]
+    fp, fr = features(px), features(pixels.ref[idx])
     darker = np.exp(fp[:, 2] - fr[:, 2])
     hue = np.hypot(fp[:, 0] - fr[:, 0], fp[:, 1] - fr[:, 1])
     shadow = (darker >= SHADOW_RANGE[0]) & (darker <= SHADOW_RANGE[1]) & (hue <= SHADOW_HUE)
     d_shadow = np.where(shadow, (hue / SHADOW_HUE) ** 2 * 4.0 + 2.0, np.inf)
-    lit = fp if shade is None else features(px / np.maximum(shade, 0.2)[:, None])
-    candidates = [d_bg, d_shadow] + [c.distances(lit) for c in colours]
-    dist = np.column_stack(candidates)
-    dist[d_bg > CHANGED, 0] = np.inf  # clearly changed: not the empty board any more
-    label = dist.argmin(axis=1)
-    best = dist[np.arange(len(label)), label]
-    label = np.where(label >= 2, label + 1, label)  # leave room for UNEXPLAINED
-    label[best > UNEXPLAINED_LIMIT] = UNEXPLAINED
-    label[d_bg <= SURELY_UNCHANGED] = BACKGROUND
-    return label.astype(np.int16), d_bg
+    lit = fp if shade is None else features(px / np.maximum(shade[idx], 0.2)[:, None])
+    dist = np.column_stack([d, d_shadow] + [c.distances(lit) for c in colours])
+    dist[d > CHANGED, 0] = np.inf  # clearly changed: not the empty board any more
+    best_class = dist.argmin(axis=1)
+    best = dist[np.arange(len(idx)), best_class]
+    sub = np.where(best_class >= 2, best_class + FIRST_PIECE - 2, best_class)
+    sub[best > UNEXPLAINED_LIMIT] = UNEXPLAINED
+    sub[sub == BACKGROUND] = WEAK
+    label[idx] = sub
+    return label, d_bg
 
 
 def measure_noise(frame: np.ndarray, empty: EmptyBoard, unchanged: np.ndarray
@@ -181,16 +250,16 @@ def measure_noise(frame: np.ndarray, empty: EmptyBoard, unchanged: np.ndarray
 SHADE_REACH = 5
 
 
-def shade_map(frame: np.ndarray, empty: EmptyBoard, labels: np.ndarray, ys: np.ndarray,
-              xs: np.ndarray) -> np.ndarray:
-    """How much shadows dim each place of a grid (`labels`, `ys`, `xs` of the same shape):
-    the darkening of the pixels labelled SHADOW, spread to their neighbours (the pieces
-    standing in the shadow); 1 where no shadow falls."""
-    px = frame[ys, xs].astype(np.float32).sum(axis=-1)
-    ref = empty.warp[ys, xs].astype(np.float32).sum(axis=-1)
+def shade_map(values: np.ndarray, ref: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """How much shadows dim each place of a grid: `values` and `ref` (N, 3) are a frame's
+    (in the empty board's light) and the empty board's pixels of the grid, `labels` their
+    labels in the grid's shape. The darkening of the pixels labelled SHADOW is spread to
+    their neighbours (the pieces standing in the shadow); 1 where no shadow falls."""
+    px = values.sum(axis=-1).reshape(labels.shape)
+    base = ref.sum(axis=-1).reshape(labels.shape)
     seen = (labels == SHADOW).astype(np.float32)
-    ratio = np.where(seen > 0, np.clip((px + 12.0) / (ref + 12.0), 0.2, 1.0), 0.0)
+    ratio = np.where(seen > 0, np.clip((px + 12.0) / (base + 12.0), 0.2, 1.0), 0.0)
     size = 2 * SHADE_REACH + 1
     weight = cv2.blur(seen, (size, size))
-    spread = cv2.blur(ratio, (size, size))
+    spread = cv2.blur(ratio.astype(np.float32), (size, size))
     return np.where(weight > 0.15, spread / np.maximum(weight, 1e-6), 1.0).astype(np.float32)

@@ -23,11 +23,11 @@ PAWN_HEIGHT = 1.3
 #: The read disc's radius, as a share of the pawn's base.
 DISC = 0.3
 #: Across a lane, samples at these shares of a checker's diameter from the axis.
-ACROSS = (-0.25, -0.12, 0.0, 0.12, 0.25)
+ACROSS = (-0.22, 0.0, 0.22)
 #: Samples along a lane, every this many mm.
 ALONG_STEP = 1.0
 #: The hand search looks at every this many mm of the board.
-COARSE_MM = 3.0
+COARSE_MM = 4.0
 
 
 def to_px(mm: np.ndarray, limit: float) -> np.ndarray:
@@ -81,6 +81,20 @@ class LaneRows:
     xs: tuple[np.ndarray, ...]
     lean: tuple[float, ...]  # per lane: how far a flat checker's top leans along the lane (mm)
     top_lean: tuple[float, ...]  # ... a checker standing on its edge (trays)
+
+    @functools.cached_property
+    def all_ys(self) -> np.ndarray:
+        """Every lane's rows, one after the other (lane i at `bounds[i]`)."""
+        return np.concatenate(self.ys)
+
+    @functools.cached_property
+    def all_xs(self) -> np.ndarray:
+        return np.concatenate(self.xs)
+
+    @functools.cached_property
+    def bounds(self) -> tuple[tuple[int, int], ...]:
+        ends = np.cumsum([len(a) for a in self.along])
+        return tuple((int(e - len(a)), int(e)) for a, e in zip(self.along, ends, strict=True))
 
 
 def lane_rows(geo: BackgammonGeometry, pose: CameraPose) -> LaneRows:

@@ -10,6 +10,7 @@ the fields that disagree, so a user is never told it succeeded when the table ca
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import numpy as np
@@ -39,6 +40,7 @@ from vision.calibration import (
 from vision.camera_pose import CameraPose, pose_from_homography
 from vision.frame_reader import FrameReader, expected_state
 from vision.geometry import BackgammonGeometry, MaednGeometry, TableGeometry, load_geometry
+from vision.lane_rings import learn_levels
 from vision.layout_edges import agreement, gradient_image, layout_edges
 from vision.lens import warp_board
 from vision.parallax import Parallax
@@ -100,19 +102,19 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
     warp = warp_board(image, fix.homography, geo.width, geo.height, fix.lens)
     if empty is not None:
         empty_warp = warp_board(empty, fix.homography, geo.width, geo.height, fix.lens)
-        _check_empty(geo, empty_warp, pose)
         source = "frame"
     else:
         empty_warp = _borrowed_empty(geo, warp, start, pose)
         source = "position"
     board_look = EmptyBoard(empty_warp)
-    gain = board_look.light(warp)
-    lit = np.clip(warp.astype(np.float32) / gain, 0, 255).astype(np.uint8)
+    lit = board_look.light(warp).correct(warp)
     if empty is not None:
         counts = lane_counts(start) if isinstance(start, BackgammonBoard) \
             else occupancy(geo, start)  # type: ignore[arg-type]
         still = ~learn.piece_mask(geo, counts, empty_warp.shape[:2], pose)
         board_look = EmptyBoard(empty_warp, measure_noise(lit, board_look, still))
+        learn.check_still(lit, board_look, _places(geo, pose),
+                          {n for n, c in counts.items() if c or isinstance(geo, MaednGeometry)})
     colours, in_play = _learn_colours(geo, lit, board_look, start, pose)
     for warning in warnings:
         log.warning("calibration: %s / %s", warning.de, warning.en)
@@ -125,6 +127,10 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         geometry_file=geometry_file, lens_kappa=fix.lens.kappa,
         camera_height_mm=float(pose.height), nadir_mm=pose.nadir,
         height_measured=camera_height_mm is not None)
+    if isinstance(geo, BackgammonGeometry):
+        scores = FrameReader(calib, dice_reader=None).ring_scores(lit)
+        levels = learn_levels(scores, geo.lanes(), lane_counts(start))  # type: ignore[arg-type]
+        calib = dataclasses.replace(calib, ring_levels=levels)
     _read_back(calib, geo, lit, start, players, empty_warp if empty is not None else None)
     return calib
 
@@ -158,12 +164,15 @@ def _picture_warnings(image: np.ndarray, fix: BoardFix, geometry: TableGeometry,
     return out
 
 
-def _check_empty(geo: BackgammonGeometry | MaednGeometry, empty_warp: np.ndarray,
-                 pose: CameraPose) -> None:
+def _places(geo: BackgammonGeometry | MaednGeometry, pose: CameraPose
+            ) -> dict[str, tuple[np.ndarray, ...]]:
+    """Field or lane name → the warp pixels it is read on."""
     if isinstance(geo, BackgammonGeometry):
-        learn.check_backgammon_empty(empty_warp, lane_rows(geo, pose))
-    else:
-        learn.check_maedn_empty(geo, empty_warp, field_discs(geo, pose))
+        rows = lane_rows(geo, pose)
+        return {lane.name: (ys, xs) for lane, ys, xs in zip(rows.lanes, rows.ys, rows.xs,
+                                                           strict=True)}
+    discs = field_discs(geo, pose)
+    return {name: (discs.ys[i], discs.xs[i]) for i, name in enumerate(discs.names)}
 
 
 def _borrowed_empty(geo: BackgammonGeometry | MaednGeometry, warp: np.ndarray,

@@ -14,7 +14,6 @@ import numpy as np
 
 from vision.board_errors import NOT_EMPTY, CalibrationError
 from vision.board_look import MIN_PIXELS, UNEXPLAINED, EmptyBoard, PieceColour, classify
-from vision.board_regions import FieldDiscs, LaneRows
 from vision.camera_pose import CameraPose
 from vision.geometry import BackgammonGeometry, MaednGeometry
 
@@ -91,47 +90,28 @@ def synthesize_backgammon(geo: BackgammonGeometry, warp: np.ndarray,
     return out
 
 
-def check_maedn_empty(geo: MaednGeometry, empty: np.ndarray, discs: FieldDiscs) -> None:
-    """Refuse an 'empty' frame with a piece on some field: it stands out from its kind."""
-    means = empty[discs.ys, discs.xs].astype(np.float32).mean(axis=1)
-    odd = []
-    for look in sorted(set(discs.looks)):
-        idx = [i for i, lk in enumerate(discs.looks) if lk == look]
-        if len(idx) < 3:
-            continue
-        centre = np.median(means[idx], axis=0)
-        off = np.abs(means[idx] - centre).sum(axis=1)
-        odd += [discs.names[i] for i, o in zip(idx, off, strict=True) if o > NOT_EMPTY_LEVEL]
-    if odd:
-        raise CalibrationError(f"the empty board is not empty: something lies on field(s) "
-                               f"{', '.join(odd)}", NOT_EMPTY)
+#: A field the position leaves empty is "changed" when this share of its pixels differs from
+#: the empty board's picture.
+CHANGED_SHARE = 0.3
 
 
-def check_backgammon_empty(empty: np.ndarray, rows: LaneRows) -> None:
-    """Refuse an 'empty' frame with checkers on a point: its colour along the axis stands out
-    from the other points of its colour in its row."""
-    profiles = {}
-    for lane, ys, xs in zip(rows.lanes, rows.ys, rows.xs, strict=True):
-        if lane.name.startswith("p"):
-            centre = ys.shape[1] // 2
-            profiles[lane.name] = empty[ys[:, centre], xs[:, centre]].astype(np.float32)
+def check_still(lit: np.ndarray, empty: EmptyBoard, places: dict[str, tuple[np.ndarray, ...]],
+                occupied: set[str]) -> None:
+    """Refuse when a field the position leaves empty looks different in the position's picture
+    and the empty board's: a piece lies there in one of the two. `places`: field or lane name
+    → (ys, xs) of its pixels."""
     odd = []
-    for lane in rows.lanes:
-        if lane.name not in profiles:
+    for name, (ys, xs) in places.items():
+        if name in occupied:
             continue
-        peers = [o.name for o in rows.lanes if o.name in profiles and o.name != lane.name
-                 and o.background == lane.background and o.direction == lane.direction]
-        if len(peers) < 2:
-            continue
-        mine = profiles[lane.name]
-        n = min(len(mine), *(len(profiles[p]) for p in peers))
-        typical = np.median([profiles[p][:n] for p in peers], axis=0)
-        off = np.abs(mine[:n] - typical).sum(axis=1)
-        if np.median(off[: n // 3]) > NOT_EMPTY_LEVEL:  # near the base, where a stack starts
-            odd.append(lane.name)
+        labels, _ = classify(lit, empty, (), ys.ravel(), xs.ravel())
+        if float(np.mean(labels == UNEXPLAINED)) > CHANGED_SHARE:
+            odd.append(name)
     if odd:
-        raise CalibrationError(f"the empty board is not empty: checkers lie on "
-                               f"{', '.join(odd)}", NOT_EMPTY)
+        raise CalibrationError(
+            f"the empty board and the position differ on {', '.join(odd)}, where the position "
+            "puts nothing: a piece lies there in one of the two pictures (or the position "
+            "given is not the one set up)", NOT_EMPTY)
 
 
 def learn_colours(frame: np.ndarray, empty: EmptyBoard, samples: dict[str, list[tuple]]

@@ -26,12 +26,16 @@ from vision.board_look import (
     SHADOW,
     UNEXPLAINED,
     EmptyBoard,
-    classify,
+    Light,
+    PixelSet,
+    classify_set,
     shade_map,
 )
 from vision.board_regions import COARSE_MM, coarse_grid, field_discs, lane_rows, piece_zones
 from vision.calibration import Calibration, die_size_px
+from vision.frame_align import Aligner, realign
 from vision.geometry import BackgammonGeometry, MaednGeometry
+from vision.lane_rings import new_structure, ring_places, ring_scores, structure
 from vision.lens import WARP_PX_PER_MM, warp_board
 from vision.observation import BLOCKED, IMPOSSIBLE, UNCERTAIN, Observation
 
@@ -65,6 +69,15 @@ STRAY_MM2 = 900.0
 
 
 @dataclass(frozen=True)
+class Warped:
+    """A frame's board, top-down, its edges and its light against the empty board's."""
+
+    image: np.ndarray
+    edges: np.ndarray
+    light: Light
+
+
+@dataclass(frozen=True)
 class BoardReading:
     """One frame's board: the free reading (or why there is none), each field's confidence in
     it, and the evidence per field that boards are scored against."""
@@ -95,14 +108,20 @@ class FrameReader:
         self.min_confidence = min_confidence
         self.empty = EmptyBoard(calib.empty, calib.noise)
         self.pose = calib.pose()
+        self.empty_structure = structure(calib.empty)
+        self.aligner = Aligner(self.empty_structure)
         geo = self.board_geo
         self.grid = coarse_grid(geo.width, geo.height)
+        self.grid_pixels = PixelSet.of(self.empty, self.grid.ys, self.grid.xs)
         self.zones = piece_zones(geo, self.pose, self.grid)
         if isinstance(geo, BackgammonGeometry):
             self.rows = lane_rows(geo, self.pose)
+            self.lane_pixels = PixelSet.of(self.empty, self.rows.all_ys, self.rows.all_xs)
+            self.rings = ring_places(geo, self.rows)
             self.seat_colours: tuple[int, ...] = ()
         else:
             self.discs = field_discs(geo, self.pose)
+            self.disc_pixels = PixelSet.of(self.empty, self.discs.ys, self.discs.xs)
             self.seat_colours = geo.seat_colours(players)
             missing = set(self.seat_colours) - set(calib.colours_in_play)
             if missing:
@@ -165,8 +184,9 @@ class FrameReader:
                 fill(ring + np.array(centre), 0)
         return mask
 
-    def warp(self, image: np.ndarray) -> np.ndarray:
-        """The frame's board, top-down and brought to the empty board's light."""
+    def warp(self, image: np.ndarray) -> Warped:
+        """The frame's board, top-down, put back where the empty board lies (a knocked camera)
+        and brought to the empty board's light; with its edges (`lane_rings.structure`)."""
         check_image(image)
         w, h = self.calib.image_size
         if image.shape[:2] != (h, w):
@@ -174,19 +194,25 @@ class FrameReader:
                              f"was made for {w}×{h}")
         geo = self.board_geo
         raw = warp_board(image, self.homography, geo.width, geo.height, self.calib.lens)
-        gain = self.empty.light(raw)
-        return np.clip(raw.astype(np.float32) / gain, 0, 255).astype(np.uint8)
+        edges = structure(raw)
+        moved = self.aligner.alignment(edges)
+        if moved is not None:
+            raw, edges = realign(raw, moved), realign(edges, moved)
+        return Warped(raw, edges, self.empty.light(raw))
 
     def read_board(self, image: np.ndarray) -> BoardReading:
         """The board in one frame (8-bit BGR of the calibrated size; else ValueError)."""
-        return self.read_warp(self.warp(image))
+        warped = self.warp(image)
+        return self.read_warp(warped.image, warped.edges, warped.light)
 
-    def read_warp(self, warp: np.ndarray) -> BoardReading:
+    def read_warp(self, warp: np.ndarray, edges: np.ndarray | None = None,
+                  light: Light | None = None) -> BoardReading:
+        """The board in a warp (in the empty board's light unless `light` says how it differs;
+        its edges computed if not given)."""
         colours = self.calib.piece_colours
-        labels, _ = classify(warp, self.empty, colours, self.grid.ys.ravel(),
-                             self.grid.xs.ravel())
+        labels, _ = classify_set(warp, self.grid_pixels, colours, light=light)
         grid = labels.reshape(self.grid.shape)
-        self._shade = shade_map(warp, self.empty, grid, self.grid.ys, self.grid.xs)
+        shade = shade_map(self.grid_pixels.values(warp, light), self.grid_pixels.ref, grid)
         covered = _largest_patch(grid == UNEXPLAINED) * COARSE_MM ** 2
         changed = (grid != BACKGROUND) & (grid != SHADOW)
         stray = _largest_patch(changed & ~self.zones) * COARSE_MM ** 2
@@ -197,12 +223,13 @@ class FrameReader:
         geo = self.board_geo
         evidence: be.MaednEvidence | be.LaneEvidence
         if isinstance(geo, BackgammonGeometry):
-            evidence = self._lanes(warp)
+            evidence = self._lanes(warp, shade, structure(warp) if edges is None else edges,
+                                   light)
             settled = be.conserve(evidence, geo)
             board: BackgammonBoard | MaednBoard | None = be.backgammon_board(settled, geo)
             conf = settled.confidence()
         else:
-            evidence = self._fields(warp)
+            evidence = self._fields(warp, shade, light)
             board = be.maedn_board(evidence, self.seat_colours)
             conf = evidence.confidence()
         if board is None:
@@ -215,37 +242,35 @@ class FrameReader:
                                 f"not sure enough of {', '.join(unsure[:6])}", conf)
         return BoardReading(board, evidence, "", "", conf)
 
-    def _fields(self, warp: np.ndarray) -> be.MaednEvidence:
+    def _fields(self, warp: np.ndarray, shade: np.ndarray, light: Light | None
+                ) -> be.MaednEvidence:
         d = self.discs
-        labels, _ = classify(warp, self.empty, self.calib.piece_colours, d.ys.ravel(),
-                             d.xs.ravel(), self._shade_at(d.ys.ravel(), d.xs.ravel()))
+        labels, _ = classify_set(warp, self.disc_pixels, self.calib.piece_colours,
+                                 self._shade_at(shade, d.ys, d.xs), light)
         return be.maedn_evidence(labels.reshape(d.ys.shape), d, self.calib.colours_in_play,
                                  self.board_geo)  # type: ignore[arg-type]
 
-    def _lanes(self, warp: np.ndarray) -> be.LaneEvidence:
+    def _lanes(self, warp: np.ndarray, shade: np.ndarray, edges: np.ndarray,
+               light: Light | None) -> be.LaneEvidence:
         r = self.rows
-        sizes = [ys.size for ys in r.ys]
-        ys = np.concatenate([a.ravel() for a in r.ys])
-        xs = np.concatenate([a.ravel() for a in r.xs])
-        labels, _ = classify(warp, self.empty, self.calib.piece_colours, ys, xs,
-                             self._shade_at(ys, xs))
-        value = warp[ys, xs].astype(np.float32).sum(axis=1)
-        parts, values, start = [], [], 0
-        for lane_ys, n in zip(r.ys, sizes, strict=True):
-            parts.append(labels[start:start + n].reshape(lane_ys.shape))
-            centre = lane_ys.shape[1] // 2
-            values.append(value[start:start + n].reshape(lane_ys.shape)[:, centre - 1:centre + 2]
-                          .mean(axis=1))
-            start += n
-        return be.lane_evidence(tuple(parts), r, tuple(values), FIRST_PIECE, FIRST_PIECE + 1,
-                                self.board_geo)
+        labels, _ = classify_set(warp, self.lane_pixels, self.calib.piece_colours,
+                                 self._shade_at(shade, r.all_ys, r.all_xs), light)
+        centre = r.all_ys.shape[1] // 2
+        value = warp[r.all_ys[:, centre], r.all_xs[:, centre]].astype(np.float32).sum(axis=1)
+        rings = ring_scores(new_structure(edges, self.empty_structure), self.rings)
+        return be.lane_evidence(labels.reshape(r.all_ys.shape), r.bounds, r, value,
+                                FIRST_PIECE, FIRST_PIECE + 1, rings, self.calib.ring_levels)
 
-    def _shade_at(self, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
-        """The shade map of the frame being read, at warp pixels (ys, xs)."""
+    def ring_scores(self, warp: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Per lane, how strongly a checker's rim shows at each mm (for calibration)."""
+        return ring_scores(new_structure(structure(warp), self.empty_structure), self.rings)
+
+    def _shade_at(self, shade: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        """A frame's shade map (on the coarse grid) at warp pixels (ys, xs)."""
         h, w = self.grid.shape
         gy = np.clip((ys / (COARSE_MM * WARP_PX_PER_MM)).astype(np.intp), 0, h - 1)
         gx = np.clip((xs / (COARSE_MM * WARP_PX_PER_MM)).astype(np.intp), 0, w - 1)
-        return self._shade[gy, gx]
+        return shade[gy, gx].ravel()
 
     def read(self, image: np.ndarray) -> Observation:
         """Read one frame (8-bit BGR of the calibrated size); bad input raises ValueError."""

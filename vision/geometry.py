@@ -8,6 +8,7 @@ corner as the camera sees it, x to the right, y down. See docs/geometry.md.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import tomllib
@@ -20,6 +21,7 @@ log = logging.getLogger(__name__)
 
 GAMES = ("backgammon", "maedn")
 DIE_SIZE_MM = 16.0  # the table's dice (the dice reader is told how many pixels that is)
+ROW = 5  # checkers a player lays side by side on a point before they overlap
 Rect = tuple[float, float, float, float]
 Point = tuple[float, float]
 
@@ -47,13 +49,22 @@ class Lane:
     background: str  # "point0", "point1", "bar" or "tray": what shows when the lane is empty
 
     def offsets(self, count: int) -> list[float]:
-        """Where each of `count` checkers begins, measured from the origin along the lane."""
+        """Where each of `count` checkers begins, measured from the origin along the lane.
+
+        Players lay up to `ROW` checkers in a row (past a short point's tip if need be);
+        more overlap evenly over the stack's length (or the row's, if that is longer)."""
         if count <= 0:
             return []
         step = self.pitch
-        if self.compress and count > 1 and self.pitch * count > self.stack_length:
-            step = (self.stack_length - self.pitch) / (count - 1)
+        span = max(self.stack_length, ROW * self.pitch)
+        if self.compress and count > ROW and self.pitch * count > span:
+            step = (span - self.pitch) / (count - 1)
         return [k * step for k in range(count)]
+
+    @property
+    def row(self) -> int:
+        """How many checkers lie side by side before they overlap."""
+        return ROW if self.compress else round(self.stack_length / self.pitch)
 
     def extent(self, count: int) -> float:
         """How far along the lane `count` checkers reach."""
@@ -193,6 +204,9 @@ class BackgammonGeometry:
     def lanes(self) -> tuple[Lane, ...]:
         """Every lane: p1..p24, then bar_white and bar_black (when the board has a bar), then
         off_white and off_black (when it has trays), in that order."""
+        return _lanes(self)
+
+    def _build_lanes(self) -> tuple[Lane, ...]:
         out: list[Lane] = []
         d = self.checker_diameter
         for point in range(1, 25):
@@ -230,6 +244,11 @@ class BackgammonGeometry:
         lane = self.lanes()[point - 1]
         half = self.point_width / 2
         return (lane.at(0, -half), lane.at(0, half), lane.at(self.point_length, 0))
+
+
+@functools.lru_cache(maxsize=16)
+def _lanes(geo: BackgammonGeometry) -> tuple[Lane, ...]:
+    return geo._build_lanes()
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,6 +168,9 @@ def off_distance(image_size: tuple[int, int], board_size: tuple[float, float]) -
     return round(2 * max(OFF_MM, 3.5 / px_per_mm)) / 2
 
 
+#: The outline, frame, trays and bar may stand above the print (or sink below it): seen at a
+#: slant their edges lie a few millimetres off the print's plane.
+GROUP_SLACK = 4.0
 #: A line sample is a hit when the gradient on it (within a millimetre) beats both sides by
 #: this many grey levels per pixel.
 HIT_MARGIN = 8.0
@@ -175,18 +178,21 @@ HIT_MARGIN = 8.0
 
 def hit_rate(edges: LayoutEdges, gradient: np.ndarray,
              to_image: Callable[[np.ndarray], np.ndarray], group: str,
-             shift: tuple[float, float] = (0.0, 0.0)) -> float:
+             shift: tuple[float, float] = (0.0, 0.0), slack: float = 1.0) -> float:
     """The share of one group's line samples where the picture has an edge: the gradient on
-    the line (or a millimetre to either side, for thin printed lines and a little error)
-    stronger than beside it. The layout is moved by `shift` mm on the board."""
+    the line, or up to `slack` mm to either side (thin printed lines, a little error, a
+    frame's top edge standing above the print), stronger than beside it. The layout is moved
+    by `shift` mm on the board."""
     keep = edges.groups == edges.names.index(group)
-    move = np.array(shift)
-    on_mm = edges.on[keep] + move
+    on_mm = edges.on[keep] + np.array(shift)
     normal = edges.right[keep] - edges.on[keep]
+    off = float(np.linalg.norm(normal[0])) if len(normal) else OFF_MM
     normal /= np.linalg.norm(normal, axis=1, keepdims=True)
-    on = np.maximum.reduce([sample(gradient, to_image(on_mm + k * normal)) for k in (-1, 0, 1)])
-    side = np.maximum(sample(gradient, to_image(edges.left[keep] + move)),
-                      sample(gradient, to_image(edges.right[keep] + move)))
+    reach = np.arange(-slack, slack + 1e-9, 1.0)
+    on = np.maximum.reduce([sample(gradient, to_image(on_mm + k * normal)) for k in reach])
+    beside = off + slack - 1.0
+    side = np.maximum(sample(gradient, to_image(on_mm - beside * normal)),
+                      sample(gradient, to_image(on_mm + beside * normal)))
     return float(np.mean(on > side + HIT_MARGIN))
 
 
@@ -204,6 +210,6 @@ def sharpness(edges: LayoutEdges, gradient: np.ndarray,
     half = period / 2
     shifts = [(half, 0.0), (-half, 0.0)] + ([] if points else [(0.0, half), (0.0, -half)])
     moved = max(hit_rate(edges, gradient, to_image, group, s) for s in shifts)
-    groups = {name: hit_rate(edges, gradient, to_image, name) for name in edges.names
-              if name != group}
+    groups = {name: hit_rate(edges, gradient, to_image, name, slack=GROUP_SLACK)
+              for name in edges.names if name != group}
     return here, moved, groups

@@ -118,9 +118,12 @@ def test_the_light_of_a_frame_is_brought_to_the_empty_boards() -> None:
     ramp = np.linspace(0.7, 1.1, 320)[None, :, None] * np.array([1.0, 0.95, 0.9])
     frame = np.clip(board * ramp, 0, 255).astype(np.uint8)
     frame[50:120, 60:140] = (30, 200, 30)  # a piece the fit must leave out
-    gain = EmptyBoard(board).light(frame)
-    assert gain.shape == board.shape
-    assert np.allclose(gain[150:, 200:], ramp[0, 200:][None], atol=0.05)
+    light = EmptyBoard(board).light(frame)
+    ys, xs = np.mgrid[150:240, 200:320]
+    gain = light.at(ys, xs).reshape(90, 120, 3)
+    assert np.allclose(gain, ramp[0, 200:320][None], atol=0.05)
+    corrected = light.correct(frame)
+    assert np.abs(corrected[150:, 200:].astype(int) - board[150:, 200:]).mean() < 4
 
 
 def test_piece_colours_round_trip_through_json() -> None:

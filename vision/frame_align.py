@@ -1,0 +1,88 @@
+"""A knocked camera: bring each frame's warp back onto the empty board's before comparing.
+
+A camera mount that is bumped, or a board pushed by an elbow, moves the picture by a few
+pixels: compared pixel by pixel with the empty board, every printed line would then count as
+change. The warp of each frame is matched to the empty board's: the shift of each quarter of
+the board is measured by phase correlation of their edges (pieces, dice and hands change little
+of the print's edges), and an affine correction fitted to the four shifts is applied when the
+board moved by more than `MOVED_MM`. A board moved further than `LOST_MM` is not corrected (that
+needs a new calibration).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: Shifts below this (mm) are left alone: noise and the empty board's own tolerance.
+MOVED_MM = 0.6
+#: A quarter's shift is trusted when its correlation peak is at least this strong.
+MIN_RESPONSE = 0.05
+#: Further than this the board is lost, not bumped.
+LOST_MM = 25.0
+#: The shift is measured at half the warp's pixels: a millimetre's precision is plenty.
+SCALE = 0.5
+#: The print's strongest edges looked at to tell a still frame at a glance, and the share of
+#: their strength a frame keeps when the board has not moved (pieces cover some of them;
+#: moved by a millimetre or two, the narrow edges drop to less than half).
+EDGE_PIXELS = 3000
+STILL_SHARE = 0.75
+
+
+class Aligner:
+    """Measures how far a frame's warp moved against the empty board's (edges, float32)."""
+
+    def __init__(self, empty_structure: np.ndarray) -> None:
+        self.empty = _half(empty_structure)
+        h, w = self.empty.shape
+        self.window = cv2.createHanningWindow((w // 2, h // 2), cv2.CV_32F)
+        flat = empty_structure.ravel()
+        strong = np.argpartition(flat, -EDGE_PIXELS)[-EDGE_PIXELS:]
+        self._edges = np.unravel_index(strong, empty_structure.shape)
+        self._edge_level = float(flat[strong].mean())
+
+    def still(self, frame_structure: np.ndarray) -> bool:
+        """True when the print's strongest edges are where they were (no need to measure)."""
+        level = float(frame_structure[self._edges].mean())
+        return level >= STILL_SHARE * self._edge_level
+
+    def alignment(self, frame_structure: np.ndarray) -> np.ndarray | None:
+        """The 2×3 affine map taking a point of the empty board's warp to where the frame
+        shows it; None when the frame has not moved (or cannot be matched)."""
+        if self.still(frame_structure):
+            return None
+        frame = _half(frame_structure)
+        h, w = self.empty.shape
+        src, dst = [], []
+        for y0 in (0, h - h // 2):
+            for x0 in (0, w - w // 2):
+                a = np.ascontiguousarray(self.empty[y0:y0 + h // 2, x0:x0 + w // 2])
+                b = np.ascontiguousarray(frame[y0:y0 + h // 2, x0:x0 + w // 2])
+                (dx, dy), response = cv2.phaseCorrelate(a, b, self.window)
+                if response < MIN_RESPONSE or np.hypot(dx, dy) > LOST_MM * SCALE:
+                    continue
+                centre = ((x0 + w / 4) / SCALE, (y0 + h / 4) / SCALE)
+                src.append(centre)
+                dst.append((centre[0] + dx / SCALE, centre[1] + dy / SCALE))
+        if len(src) < 2:
+            return None
+        shifts = np.array(dst) - np.array(src)
+        if np.abs(shifts).max() < MOVED_MM:
+            return None
+        if len(src) < 3:
+            mean = shifts.mean(axis=0)
+            return np.array([[1.0, 0.0, mean[0]], [0.0, 1.0, mean[1]]])
+        matrix, _ = cv2.estimateAffinePartial2D(np.array(src, np.float32),
+                                                np.array(dst, np.float32))
+        return matrix
+
+
+def _half(image: np.ndarray) -> np.ndarray:
+    return cv2.resize(image, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
+
+
+def realign(warp: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """The frame's warp as if the board had not moved."""
+    h, w = warp.shape[:2]
+    return cv2.warpAffine(warp, matrix, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)

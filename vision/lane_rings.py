@@ -1,0 +1,145 @@
+"""Checkers by their rims: a checker is a disc, and its rim draws a circle the empty point
+does not have.
+
+Colour alone cannot tell a white checker on a cream point from the point (their colours differ
+by little more than the camera's noise), but its rim — the edge of a raised disc, its shading
+and its shadow — is new structure in the picture. Along each lane, at every millimetre, a ring
+the size of a checker is laid where a checker's top would show (its lean included) and scored
+by the edges there that the empty board does not have. A count of checkers predicts rings at
+its positions and none where the next checker would lie; `vision.board_evidence` weighs those
+predictions against the scores. The scale of a ring's score is learned at calibration (rings
+of the checkers the position puts down, against the empty lanes).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.board_regions import LaneRows, to_px
+from vision.geometry import BackgammonGeometry, Lane
+
+#: Samples on each ring.
+RING_SAMPLES = 24
+#: A rim's edge is spread over this many mm (Gaussian sigma) before rings are laid.
+RIM_SPREAD = 2.0
+#: A ring's score is this percentile of its samples: the rim must show round 70 % of it.
+RIM_SHARE = 30
+#: The ring lies this far (mm) inside a checker's edge: the rim's inner bevel and its shadow
+#: line both fall within a millimetre or two of it.
+RING_INSET = 1.0
+
+
+def structure(warp: np.ndarray) -> np.ndarray:
+    """Edge strength of a warp's brightness (|d/dx| + |d/dy|, float32)."""
+    grey = cv2.cvtColor(warp, cv2.COLOR_BGR2GRAY)
+    gx = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3))
+    gy = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3))
+    return cv2.add(gx, gy).astype(np.float32)
+
+
+def new_structure(frame_structure: np.ndarray, empty_structure: np.ndarray) -> np.ndarray:
+    """Edges in the frame that the empty board has nowhere within a millimetre, spread over a
+    few millimetres (a checker's rim need not lie exactly where the ring is laid)."""
+    new = np.maximum(0.0, frame_structure - cv2.dilate(empty_structure, np.ones((3, 3))))
+    return cv2.GaussianBlur(new, (0, 0), RIM_SPREAD)
+
+
+@dataclass(frozen=True)
+class RingPlaces:
+    """Per lane, the warp pixels of a ring centred at every millimetre along it:
+    (positions, samples) arrays."""
+
+    along: tuple[np.ndarray, ...]
+    ys: tuple[np.ndarray, ...]
+    xs: tuple[np.ndarray, ...]
+
+
+def ring_places(geo: BackgammonGeometry, rows: LaneRows) -> RingPlaces:
+    return _ring_places(geo, rows.lean, rows.top_lean)
+
+
+@functools.lru_cache(maxsize=8)
+def _ring_places(geo: BackgammonGeometry, leans: tuple[float, ...], tops: tuple[float, ...]
+                 ) -> RingPlaces:
+    turn = np.linspace(0, 2 * np.pi, RING_SAMPLES, endpoint=False)
+    radius = geo.checker_diameter / 2 - RING_INSET
+    circle = np.column_stack([np.cos(turn), np.sin(turn)]) * radius
+    alongs, ys, xs = [], [], []
+    for lane, lean, top in zip(geo.lanes(), leans, tops, strict=True):
+        along = np.arange(0.0, lane.stack_length + 1.0, 1.0)
+        # A flat checker's top shows beyond its centre by the lean (towards the base where it
+        # is negative); one standing on its edge in a tray shows no ring, only its top's lean.
+        shift = lean if lane.compress else top
+        centres = np.array([lane.at(float(a) + geo.checker_diameter / 2 + shift)
+                            for a in along])
+        pts = centres[:, None, :] + circle[None, :, :]
+        xs.append(to_px(pts[..., 0], geo.width))
+        ys.append(to_px(pts[..., 1], geo.height))
+        alongs.append(along)
+    return RingPlaces(tuple(alongs), tuple(ys), tuple(xs))
+
+
+def ring_scores(new: np.ndarray, places: RingPlaces) -> tuple[np.ndarray, ...]:
+    """Per lane, the new structure on the ring at each millimetre (the checker's start): a
+    low percentile round the ring, so that a rim must show most of the way round and a
+    neighbour touching it on one side does not make one."""
+    k = RING_SAMPLES * RIM_SHARE // 100
+    return tuple(np.partition(new[ys, xs], k, axis=1)[:, k]
+                 for ys, xs in zip(places.ys, places.xs, strict=True))
+
+
+#: A checker's rim is looked for this far (mm) before and after where its place begins: the
+#: camera's pose, and so a checker's lean, is known to a few millimetres.
+RING_SLACK = 6
+
+
+def ring_near(scores: np.ndarray, start: float) -> float:
+    """The best ring score within `RING_SLACK` of `start` (mm along the lane)."""
+    a = round(start)
+    window = scores[max(0, a - RING_SLACK):max(0, a + RING_SLACK + 1)]
+    return float(window.max()) if len(window) else 0.0
+
+
+#: What a faint and a strong rim say of a checker lying there.
+FAINT, SURE = 0.25, 0.98
+
+
+@dataclass(frozen=True, slots=True)
+class RingLevels:
+    """What a checker's ring scores (`present`, median) and an empty place's (`absent`, 90th
+    percentile), learned at calibration."""
+
+    present: float
+    absent: float
+
+    def p_ring(self, score: np.ndarray) -> np.ndarray:
+        """Probability that a checker lies there, from its rim's score. A strong rim says so
+        surely; a faint one says little (a red checker on a red point, in a flat light,
+        barely draws one), so no score takes it below `FAINT`."""
+        mid = 0.5 * (self.present + self.absent)
+        spread = max(1e-3, 0.125 * (self.present - self.absent))
+        return FAINT + (SURE - FAINT) / (1.0 + np.exp(-(score - mid) / spread))
+
+
+def learn_levels(scores: tuple[np.ndarray, ...], lanes: tuple[Lane, ...],
+                 counts: dict[str, int]) -> RingLevels | None:
+    """From a frame of a known position: the scores where its checkers start, and those on
+    lanes it leaves empty. None when the rims do not stand out (then rims are not used)."""
+    present, absent = [], []
+    for score, lane in zip(scores, lanes, strict=True):
+        if not lane.compress:
+            continue
+        n = abs(counts.get(lane.name, 0))
+        if n == 0:
+            absent.append(score)
+        elif n <= lane.row:
+            present += [ring_near(score, o) for o in lane.offsets(n)]
+    if not present or not absent:
+        return None
+    levels = RingLevels(float(np.median(present)), float(np.quantile(np.concatenate(absent),
+                                                                      0.9)))
+    return levels if levels.present > 1.5 * levels.absent + 1.0 else None

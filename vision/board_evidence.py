@@ -20,7 +20,7 @@ from controller.events import BackgammonBoard, MaednBoard
 from vision.board_look import BACKGROUND, FIRST_PIECE, SHADOW, UNEXPLAINED, WEAK
 from vision.board_regions import ALONG_STEP, FieldDiscs, LaneRows
 from vision.geometry import BackgammonGeometry, Lane, MaednGeometry
-from vision.lane_rings import RingLevels, ring_near
+from vision.lane_rings import RingLevels, RingScores
 
 #: Pixels in one field are far from independent: the evidence of a field counts as this many.
 FIELD_WEIGHT = 8.0
@@ -205,12 +205,13 @@ class LaneEvidence:
 
 def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows: LaneRows,
                   value: np.ndarray, white: int, black: int,
-                  rings: tuple[np.ndarray, ...] = (), levels: RingLevels | None = None,
+                  rings: RingScores | None = None, levels: RingLevels | None = None,
                   ) -> LaneEvidence:
     """`labels`: (P, A) pixel labels across all lanes' rows, lane i's rows at `bounds[i]`;
     `value`: (P,) brightness along the lanes' axes (for the rims between overlapping
-    checkers); `white`/`black`: their labels; `rings[i]` the ring score of a checker starting
-    at each mm of lane i (`vision.lane_rings`), weighed with the calibration's `levels`."""
+    checkers); `white`/`black`: their labels; `rings` how strongly a checker's rim shows where
+    each lane's checkers would start (`vision.lane_rings`), weighed with the calibration's
+    `levels`."""
     changed = ((labels != BACKGROUND) & (labels != SHADOW)).mean(axis=1)
     occupied_all = changed - (1 - WEAK_OCCUPIED) * (labels == WEAK).mean(axis=1)
     starts = np.array([a for a, _ in bounds])
@@ -226,7 +227,9 @@ def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows:
     for i, (lane, (a, b)) in enumerate(zip(rows.lanes, bounds, strict=True)):
         along, occupied = rows.along[i], occupied_all[a:b]
         if lane.compress:
-            p_ring = levels.p_ring(rings[i]) if levels is not None and rings else None
+            p_ring = (None if levels is None or rings is None else
+                      levels.p_ring(np.array([rings.near(i, k * lane.pitch)
+                                              for k in range(lane.row)])))
             counts = _slot_logp(lane, along, occupied, rows.lean[i], p_ring)
             counts = counts + _rim_logp(lane, along, value[a:b], counts)
         else:
@@ -272,7 +275,8 @@ def _slot_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float,
     (strong evidence either way) and how much of the place's middle changed (weaker: a white
     checker on a cream point hardly changes colour, while a shadow or a blurred neighbour may
     change an empty place). Beyond a full row (overlapping checkers, or a second layer) the
-    row is full and the rims between checkers (`_rim_logp`) tell the count."""
+    row is full and the rims between checkers (`_rim_logp`) tell the count. `p_ring`: per
+    place of the row, what its rim says of a checker lying there."""
     row = lane.row
     share = np.clip((occupied - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
     middles = _slot_middles(lane, float(along[0]), len(along), round(lean, 1))
@@ -280,8 +284,7 @@ def _slot_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float,
     p_change = CHANGE_SAYS[0] + (CHANGE_SAYS[1] - CHANGE_SAYS[0]) * change
     odds = np.log(p_change / (1 - p_change))
     if p_ring is not None:
-        ring = np.clip([ring_near(p_ring, k * lane.pitch) for k in range(row)], FLOOR,
-                       1 - FLOOR)
+        ring = np.clip(p_ring, FLOOR, 1 - FLOOR)
         odds = odds + np.log(ring / (1 - ring))
     p = np.clip(1 / (1 + np.exp(-odds)), FLOOR, 1 - FLOOR)
     full = np.concatenate([[0.0], np.cumsum(SLOT_WEIGHT * np.log(p))])

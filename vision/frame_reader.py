@@ -35,7 +35,7 @@ from vision.board_regions import COARSE_MM, coarse_grid, field_discs, lane_rows,
 from vision.calibration import Calibration, die_size_px
 from vision.frame_align import Aligner, realign
 from vision.geometry import BackgammonGeometry, MaednGeometry
-from vision.lane_rings import new_structure, ring_places, ring_scores, structure
+from vision.lane_rings import RingScores, new_structure, ring_places, ring_scores, structure
 from vision.lens import WARP_PX_PER_MM, warp_board
 from vision.observation import BLOCKED, IMPOSSIBLE, UNCERTAIN, Observation
 
@@ -64,8 +64,9 @@ TABLE_VALUE_THRESHOLDS = {4: 0.7, 6: 0.7}
 #: an object over the board (both dice with their shadows cover well under half of it).
 COVERED_MM2 = 2000.0
 #: Changed pixels where no piece can be (off the fields and points) in one patch of more than
-#: this many mm² are a hand or an object, whatever colour it has (a die covers about 250).
-STRAY_MM2 = 900.0
+#: this many mm² are a hand or an object, whatever colour it has (two dice lying side by side
+#: with their shadows cover about 1200 on the coarse grid; a hand 5000 and more).
+STRAY_MM2 = 2500.0
 
 
 @dataclass(frozen=True)
@@ -261,7 +262,7 @@ class FrameReader:
         return be.lane_evidence(labels.reshape(r.all_ys.shape), r.bounds, r, value,
                                 FIRST_PIECE, FIRST_PIECE + 1, rings, self.calib.ring_levels)
 
-    def ring_scores(self, warp: np.ndarray) -> tuple[np.ndarray, ...]:
+    def ring_scores(self, warp: np.ndarray) -> RingScores:
         """Per lane, how strongly a checker's rim shows at each mm (for calibration)."""
         return ring_scores(new_structure(structure(warp), self.empty_structure), self.rings)
 

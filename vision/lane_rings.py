@@ -59,23 +59,24 @@ class RingPlaces:
 
 
 def ring_places(geo: BackgammonGeometry, rows: LaneRows) -> RingPlaces:
-    return _ring_places(geo, rows.lean, rows.top_lean)
+    return _ring_places(geo, rows.lean)
 
 
 @functools.lru_cache(maxsize=8)
-def _ring_places(geo: BackgammonGeometry, leans: tuple[float, ...], tops: tuple[float, ...]
-                 ) -> RingPlaces:
+def _ring_places(geo: BackgammonGeometry, leans: tuple[float, ...]) -> RingPlaces:
     turn = np.linspace(0, 2 * np.pi, RING_SAMPLES, endpoint=False)
     radius = geo.checker_diameter / 2 - RING_INSET
     circle = np.column_stack([np.cos(turn), np.sin(turn)]) * radius
     alongs, ys, xs = [], [], []
-    for lane, lean, top in zip(geo.lanes(), leans, tops, strict=True):
-        along = np.arange(0.0, lane.stack_length + 1.0, 1.0)
-        # A flat checker's top shows beyond its centre by the lean (towards the base where it
-        # is negative); one standing on its edge in a tray shows no ring, only its top's lean.
-        shift = lean if lane.compress else top
-        centres = np.array([lane.at(float(a) + geo.checker_diameter / 2 + shift)
-                            for a in along])
+    for lane, lean in zip(geo.lanes(), leans, strict=True):
+        # Rings are looked for where a row's checkers begin (a checker standing on its edge in
+        # a tray shows no ring); a flat checker's top shows beyond its centre by the lean.
+        starts = [k * lane.pitch for k in range(lane.row + 1)] if lane.compress else []
+        along = np.array(sorted({a for s in starts for a in range(round(s) - RING_SLACK,
+                                                                  round(s) + RING_SLACK + 1)
+                                 if 0 <= a <= lane.stack_length}), np.float64)
+        centres = np.array([lane.at(float(a) + geo.checker_diameter / 2 + lean)
+                            for a in along]).reshape(-1, 2)
         pts = centres[:, None, :] + circle[None, :, :]
         xs.append(to_px(pts[..., 0], geo.width))
         ys.append(to_px(pts[..., 1], geo.height))
@@ -83,25 +84,32 @@ def _ring_places(geo: BackgammonGeometry, leans: tuple[float, ...], tops: tuple[
     return RingPlaces(tuple(alongs), tuple(ys), tuple(xs))
 
 
-def ring_scores(new: np.ndarray, places: RingPlaces) -> tuple[np.ndarray, ...]:
-    """Per lane, the new structure on the ring at each millimetre (the checker's start): a
-    low percentile round the ring, so that a rim must show most of the way round and a
-    neighbour touching it on one side does not make one."""
+@dataclass(frozen=True)
+class RingScores:
+    """Per lane, where rings were laid (mm along it, a checker's start) and their scores."""
+
+    along: tuple[np.ndarray, ...]
+    scores: tuple[np.ndarray, ...]
+
+    def near(self, lane: int, start: float) -> float:
+        """The best score within `RING_SLACK` of `start` on lane `lane` (0 if none laid)."""
+        close = np.abs(self.along[lane] - start) <= RING_SLACK
+        return float(self.scores[lane][close].max()) if close.any() else 0.0
+
+
+def ring_scores(new: np.ndarray, places: RingPlaces) -> RingScores:
+    """Per lane, the new structure on each ring laid: a low percentile round the ring, so that
+    a rim must show most of the way round and a neighbour touching it on one side does not
+    make one."""
     k = RING_SAMPLES * RIM_SHARE // 100
-    return tuple(np.partition(new[ys, xs], k, axis=1)[:, k]
-                 for ys, xs in zip(places.ys, places.xs, strict=True))
+    return RingScores(places.along, tuple(
+        np.partition(new[ys, xs], k, axis=1)[:, k] if len(ys) else np.empty(0)
+        for ys, xs in zip(places.ys, places.xs, strict=True)))
 
 
 #: A checker's rim is looked for this far (mm) before and after where its place begins: the
 #: camera's pose, and so a checker's lean, is known to a few millimetres.
 RING_SLACK = 6
-
-
-def ring_near(scores: np.ndarray, start: float) -> float:
-    """The best ring score within `RING_SLACK` of `start` (mm along the lane)."""
-    a = round(start)
-    window = scores[max(0, a - RING_SLACK):max(0, a + RING_SLACK + 1)]
-    return float(window.max()) if len(window) else 0.0
 
 
 #: What a faint and a strong rim say of a checker lying there.
@@ -125,19 +133,19 @@ class RingLevels:
         return FAINT + (SURE - FAINT) / (1.0 + np.exp(-(score - mid) / spread))
 
 
-def learn_levels(scores: tuple[np.ndarray, ...], lanes: tuple[Lane, ...],
-                 counts: dict[str, int]) -> RingLevels | None:
+def learn_levels(scores: RingScores, lanes: tuple[Lane, ...], counts: dict[str, int]
+                 ) -> RingLevels | None:
     """From a frame of a known position: the scores where its checkers start, and those on
     lanes it leaves empty. None when the rims do not stand out (then rims are not used)."""
     present, absent = [], []
-    for score, lane in zip(scores, lanes, strict=True):
+    for i, lane in enumerate(lanes):
         if not lane.compress:
             continue
         n = abs(counts.get(lane.name, 0))
         if n == 0:
-            absent.append(score)
+            absent.append(scores.scores[i])
         elif n <= lane.row:
-            present += [ring_near(score, o) for o in lane.offsets(n)]
+            present += [scores.near(i, o) for o in lane.offsets(n)]
     if not present or not absent:
         return None
     levels = RingLevels(float(np.median(present)), float(np.quantile(np.concatenate(absent),

@@ -20,10 +20,13 @@ from controller.events import BackgammonBoard, MaednBoard
 from vision.board_look import BACKGROUND, FIRST_PIECE, SHADOW, UNEXPLAINED, WEAK
 from vision.board_regions import ALONG_STEP, FieldDiscs, LaneRows
 from vision.geometry import BackgammonGeometry, Lane, MaednGeometry
-from vision.lane_rings import RingLevels, RingScores
+from vision.lane_rings import RingScores
+from vision.piece_edges import EdgeLevels
 
-#: Pixels in one field are far from independent: the evidence of a field counts as this many.
-FIELD_WEIGHT = 8.0
+#: Pixels in one field are far from independent: whether a pawn stands there counts as this
+#: many observations, which colour it is as `COLOUR_WEIGHT`.
+FIELD_WEIGHT = 3.0
+COLOUR_WEIGHT = 6.0
 #: ... one millimetre of a tray as this share of an independent observation ...
 LANE_WEIGHT = 0.35
 #: ... and each place a checker takes on a point as this many.
@@ -112,19 +115,38 @@ class MaednEvidence:
 
 
 def maedn_evidence(labels: np.ndarray, discs: FieldDiscs, colours: tuple[int, ...],
-                   geo: MaednGeometry) -> MaednEvidence:
+                   geo: MaednGeometry, p_edges: np.ndarray | None = None) -> MaednEvidence:
     """`labels`: (F, K) pixel labels of each field's disc; `colours`: the piece colours in
-    play, in the order of the learned piece colours (label FIRST_PIECE + i is colours[i])."""
+    play, in the order of the learned piece colours (label FIRST_PIECE + i is colours[i]);
+    `p_edges`: per field, what the new edges there say of a pawn standing on it.
+
+    Whether a pawn stands there and which colour it is are weighed apart: standing there by
+    how much of the disc changed (with the edges' odds, where known: a red pawn on its red
+    start field changes little colour but draws a pawn's outline), its colour by the shares
+    of the piece colours — a little changed pixel on a tinted field (start, goal, house) goes
+    to that field's own colour, the pawn that blends into it."""
     n = labels.shape[1]
+    still = ((labels == BACKGROUND) | (labels == SHADOW)).sum(axis=1) / n
     weak = (labels == WEAK).sum(axis=1) / n
-    background = ((labels == BACKGROUND) | (labels == SHADOW)).sum(axis=1) / n + 0.5 * weak
-    unexplained = (labels == UNEXPLAINED).sum(axis=1) / n + 0.5 * weak
-    shares = [background] + [(labels == FIRST_PIECE + i).sum(axis=1) / n
-                             for i in range(len(colours))]
-    # Unexplained pixels say "something is here" without saying what: half to each piece.
-    table = np.column_stack(shares)
-    table[:, 1:] += 0.5 * unexplained[:, None]
-    logp = FIELD_WEIGHT * np.log(np.maximum(table, FLOOR))
+    unexplained = (labels == UNEXPLAINED).sum(axis=1) / n
+    changed = np.clip(1.0 - still - 0.5 * weak, 0.0, 1.0)
+    share = np.clip((changed - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
+    p_change = CHANGE_SAYS[0] + (CHANGE_SAYS[1] - CHANGE_SAYS[0]) * share
+    odds = np.log(p_change / (1 - p_change))
+    if p_edges is not None:
+        edge = np.clip(p_edges, FLOOR, 1 - FLOOR)
+        odds = odds + np.log(edge / (1 - edge))
+    p_there = np.clip(1 / (1 + np.exp(-odds)), FLOOR, 1 - FLOOR)
+    pieces = np.column_stack([(labels == FIRST_PIECE + i).sum(axis=1) / n
+                              for i in range(len(colours))]) + 0.5 * unexplained[:, None] / \
+        max(1, len(colours))
+    for i, look in enumerate(discs.looks):
+        if look.startswith("tint") and int(look[4:]) in colours:
+            pieces[i, colours.index(int(look[4:]))] += weak[i]
+    which = np.log(np.maximum(pieces, FLOOR) / np.maximum(pieces, FLOOR).sum(axis=1,
+                                                                            keepdims=True))
+    logp = np.column_stack([FIELD_WEIGHT * np.log(1 - p_there),
+                            FIELD_WEIGHT * np.log(p_there)[:, None] + COLOUR_WEIGHT * which])
     for i, name in enumerate(discs.names):
         if name[0] in "gh":  # a goal or house field holds only its own colour
             own = int(name[1])
@@ -205,7 +227,7 @@ class LaneEvidence:
 
 def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows: LaneRows,
                   value: np.ndarray, white: int, black: int,
-                  rings: RingScores | None = None, levels: RingLevels | None = None,
+                  rings: RingScores | None = None, levels: EdgeLevels | None = None,
                   ) -> LaneEvidence:
     """`labels`: (P, A) pixel labels across all lanes' rows, lane i's rows at `bounds[i]`;
     `value`: (P,) brightness along the lanes' axes (for the rims between overlapping
@@ -228,7 +250,7 @@ def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows:
         along, occupied = rows.along[i], occupied_all[a:b]
         if lane.compress:
             p_ring = (None if levels is None or rings is None else
-                      levels.p_ring(np.array([rings.near(i, k * lane.pitch)
+                      levels.p_piece(np.array([rings.near(i, k * lane.pitch)
                                               for k in range(lane.row)])))
             counts = _slot_logp(lane, along, occupied, rows.lean[i], p_ring)
             counts = counts + _rim_logp(lane, along, value[a:b], counts)

@@ -44,6 +44,7 @@ from vision.lane_rings import learn_levels
 from vision.layout_edges import agreement, gradient_image, layout_edges
 from vision.lens import warp_board
 from vision.parallax import Parallax
+from vision.piece_edges import EdgeLevels, structure
 from vision.sharpness import marker_blur_px
 
 log = logging.getLogger(__name__)
@@ -127,10 +128,18 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         geometry_file=geometry_file, lens_kappa=fix.lens.kappa,
         camera_height_mm=float(pose.height), nadir_mm=pose.nadir,
         height_measured=camera_height_mm is not None)
+    reader = FrameReader(calib, players=calib.players, dice_reader=None)
     if isinstance(geo, BackgammonGeometry):
-        scores = FrameReader(calib, dice_reader=None).ring_scores(lit)
-        levels = learn_levels(scores, geo.lanes(), lane_counts(start))  # type: ignore[arg-type]
-        calib = dataclasses.replace(calib, ring_levels=levels)
+        levels = learn_levels(reader.ring_scores(lit), geo.lanes(),
+                              lane_counts(start))  # type: ignore[arg-type]
+    else:
+        scores = reader.field_edges(structure(lit))
+        taken = occupancy(geo, start)  # type: ignore[arg-type]
+        names = field_discs(geo, pose).names
+        levels = EdgeLevels.learn([s for n, s in zip(names, scores, strict=True) if n in taken],
+                                  np.array([s for n, s in zip(names, scores, strict=True)
+                                            if n not in taken]))
+    calib = dataclasses.replace(calib, edge_levels=levels)
     _read_back(calib, geo, lit, start, players, empty_warp if empty is not None else None)
     return calib
 

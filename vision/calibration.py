@@ -24,9 +24,9 @@ from vision.board_errors import CalibrationError
 from vision.board_look import PieceColour
 from vision.camera_pose import CameraPose
 from vision.geometry import DIE_SIZE_MM, MaednGeometry, TableGeometry, load_geometry
-from vision.lane_rings import RingLevels
 from vision.lens import Lens, to_image
 from vision.parallax import Parallax
+from vision.piece_edges import EdgeLevels
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class Calibration:
     piece_colours: tuple[PieceColour, ...]
     colours_in_play: tuple[int, ...] = ()  # Mensch: the colour of each learned piece colour
     players: int = 2  # seats of the position calibrated on (its board's shape)
-    ring_levels: RingLevels | None = None  # how a checker's rim scores (backgammon)
+    edge_levels: EdgeLevels | None = None  # how a piece's new edges score
     empty_source: str = "frame"  # "frame" (an empty-board frame) or "position" (borrowed)
     warnings: tuple[str, ...] = ()
     geometry_file: str | None = None
@@ -104,8 +104,8 @@ class Calibration:
             "geometry_file": self.geometry_file, "lens_kappa": self.lens_kappa,
             "camera_height_mm": self.camera_height_mm, "nadir_mm": list(self.nadir_mm),
             "height_measured": self.height_measured,
-            "ring_levels": (None if self.ring_levels is None
-                            else [self.ring_levels.present, self.ring_levels.absent]),
+            "edge_levels": (None if self.edge_levels is None
+                            else [self.edge_levels.present, self.edge_levels.absent]),
         }
 
     def save(self, path: Path | str) -> None:
@@ -146,8 +146,8 @@ class Calibration:
                 camera_height_mm=float(data["camera_height_mm"]),
                 nadir_mm=(float(data["nadir_mm"][0]), float(data["nadir_mm"][1])),
                 height_measured=bool(data["height_measured"]),
-                ring_levels=(None if data["ring_levels"] is None
-                             else RingLevels(*(float(v) for v in data["ring_levels"][:2]))),
+                edge_levels=(None if data["edge_levels"] is None
+                             else EdgeLevels(*(float(v) for v in data["edge_levels"][:2]))),
             )
         except KeyError as exc:
             raise CalibrationError(f"{path}: calibration lacks key {exc.args[0]!r}") from None

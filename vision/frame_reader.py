@@ -35,9 +35,10 @@ from vision.board_regions import COARSE_MM, coarse_grid, field_discs, lane_rows,
 from vision.calibration import Calibration, die_size_px
 from vision.frame_align import Aligner, realign
 from vision.geometry import BackgammonGeometry, MaednGeometry
-from vision.lane_rings import RingScores, new_structure, ring_places, ring_scores, structure
+from vision.lane_rings import RingScores, ring_places, ring_scores
 from vision.lens import WARP_PX_PER_MM, warp_board
 from vision.observation import BLOCKED, IMPOSSIBLE, UNCERTAIN, Observation
+from vision.piece_edges import new_structure, structure
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,9 @@ COVERED_MM2 = 2000.0
 #: this many mm² are a hand or an object, whatever colour it has (two dice lying side by side
 #: with their shadows cover about 1200 on the coarse grid; a hand 5000 and more).
 STRAY_MM2 = 2500.0
+#: A new shadow larger than this (mm²) is an arm's or a person's: what lies in it is not read
+#: (the pieces' own shadows are a few cm² each; the empty board's are no change at all).
+SHADOW_MM2 = 6000.0
 
 
 @dataclass(frozen=True)
@@ -221,6 +225,11 @@ class FrameReader:
             return BoardReading(None, None, BLOCKED,
                                 f"a hand or an object covers {max(covered, stray) / 100:.0f} cm² "
                                 "of the board")
+        shadow = _largest_patch(grid == SHADOW) * COARSE_MM ** 2
+        if shadow > SHADOW_MM2:
+            return BoardReading(None, None, BLOCKED,
+                                f"a shadow of {shadow / 100:.0f} cm² lies across the board "
+                                "(an arm, a person)")
         geo = self.board_geo
         evidence: be.MaednEvidence | be.LaneEvidence
         if isinstance(geo, BackgammonGeometry):
@@ -230,7 +239,8 @@ class FrameReader:
             board: BackgammonBoard | MaednBoard | None = be.backgammon_board(settled, geo)
             conf = settled.confidence()
         else:
-            evidence = self._fields(warp, shade, light)
+            evidence = self._fields(warp, shade, light,
+                                    structure(warp) if edges is None else edges)
             board = be.maedn_board(evidence, self.seat_colours)
             conf = evidence.confidence()
         if board is None:
@@ -243,13 +253,20 @@ class FrameReader:
                                 f"not sure enough of {', '.join(unsure[:6])}", conf)
         return BoardReading(board, evidence, "", "", conf)
 
-    def _fields(self, warp: np.ndarray, shade: np.ndarray, light: Light | None
-                ) -> be.MaednEvidence:
+    def _fields(self, warp: np.ndarray, shade: np.ndarray, light: Light | None,
+                edges: np.ndarray) -> be.MaednEvidence:
         d = self.discs
         labels, _ = classify_set(warp, self.disc_pixels, self.calib.piece_colours,
                                  self._shade_at(shade, d.ys, d.xs), light)
+        levels = self.calib.edge_levels
+        p_edges = None if levels is None else levels.p_piece(self.field_edges(edges))
         return be.maedn_evidence(labels.reshape(d.ys.shape), d, self.calib.colours_in_play,
-                                 self.board_geo)  # type: ignore[arg-type]
+                                 self.board_geo, p_edges)  # type: ignore[arg-type]
+
+    def field_edges(self, edges: np.ndarray) -> np.ndarray:
+        """Per Mensch field, how many new edges its disc shows (a pawn's outline)."""
+        new = new_structure(edges, self.empty_structure)
+        return new[self.discs.ys, self.discs.xs].mean(axis=1)
 
     def _lanes(self, warp: np.ndarray, shade: np.ndarray, edges: np.ndarray,
                light: Light | None) -> be.LaneEvidence:
@@ -260,7 +277,7 @@ class FrameReader:
         value = warp[r.all_ys[:, centre], r.all_xs[:, centre]].astype(np.float32).sum(axis=1)
         rings = ring_scores(new_structure(edges, self.empty_structure), self.rings)
         return be.lane_evidence(labels.reshape(r.all_ys.shape), r.bounds, r, value,
-                                FIRST_PIECE, FIRST_PIECE + 1, rings, self.calib.ring_levels)
+                                FIRST_PIECE, FIRST_PIECE + 1, rings, self.calib.edge_levels)
 
     def ring_scores(self, warp: np.ndarray) -> RingScores:
         """Per lane, how strongly a checker's rim shows at each mm (for calibration)."""

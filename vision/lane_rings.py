@@ -16,36 +16,19 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from vision.board_regions import LaneRows, to_px
 from vision.geometry import BackgammonGeometry, Lane
+from vision.piece_edges import EdgeLevels
 
 #: Samples on each ring.
 RING_SAMPLES = 24
-#: A rim's edge is spread over this many mm (Gaussian sigma) before rings are laid.
-RIM_SPREAD = 2.0
 #: A ring's score is this percentile of its samples: the rim must show round 70 % of it.
 RIM_SHARE = 30
 #: The ring lies this far (mm) inside a checker's edge: the rim's inner bevel and its shadow
 #: line both fall within a millimetre or two of it.
 RING_INSET = 1.0
-
-
-def structure(warp: np.ndarray) -> np.ndarray:
-    """Edge strength of a warp's brightness (|d/dx| + |d/dy|, float32)."""
-    grey = cv2.cvtColor(warp, cv2.COLOR_BGR2GRAY)
-    gx = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3))
-    gy = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3))
-    return cv2.add(gx, gy).astype(np.float32)
-
-
-def new_structure(frame_structure: np.ndarray, empty_structure: np.ndarray) -> np.ndarray:
-    """Edges in the frame that the empty board has nowhere within a millimetre, spread over a
-    few millimetres (a checker's rim need not lie exactly where the ring is laid)."""
-    new = np.maximum(0.0, frame_structure - cv2.dilate(empty_structure, np.ones((3, 3))))
-    return cv2.GaussianBlur(new, (0, 0), RIM_SPREAD)
 
 
 @dataclass(frozen=True)
@@ -112,29 +95,8 @@ def ring_scores(new: np.ndarray, places: RingPlaces) -> RingScores:
 RING_SLACK = 6
 
 
-#: What a faint and a strong rim say of a checker lying there.
-FAINT, SURE = 0.25, 0.98
-
-
-@dataclass(frozen=True, slots=True)
-class RingLevels:
-    """What a checker's ring scores (`present`, median) and an empty place's (`absent`, 90th
-    percentile), learned at calibration."""
-
-    present: float
-    absent: float
-
-    def p_ring(self, score: np.ndarray) -> np.ndarray:
-        """Probability that a checker lies there, from its rim's score. A strong rim says so
-        surely; a faint one says little (a red checker on a red point, in a flat light,
-        barely draws one), so no score takes it below `FAINT`."""
-        mid = 0.5 * (self.present + self.absent)
-        spread = max(1e-3, 0.125 * (self.present - self.absent))
-        return FAINT + (SURE - FAINT) / (1.0 + np.exp(-(score - mid) / spread))
-
-
 def learn_levels(scores: RingScores, lanes: tuple[Lane, ...], counts: dict[str, int]
-                 ) -> RingLevels | None:
+                 ) -> EdgeLevels | None:
     """From a frame of a known position: the scores where its checkers start, and those on
     lanes it leaves empty. None when the rims do not stand out (then rims are not used)."""
     present, absent = [], []
@@ -146,8 +108,4 @@ def learn_levels(scores: RingScores, lanes: tuple[Lane, ...], counts: dict[str, 
             absent.append(scores.scores[i])
         elif n <= lane.row:
             present += [scores.near(i, o) for o in lane.offsets(n)]
-    if not present or not absent:
-        return None
-    levels = RingLevels(float(np.median(present)), float(np.quantile(np.concatenate(absent),
-                                                                      0.9)))
-    return levels if levels.present > 1.5 * levels.absent + 1.0 else None
+    return EdgeLevels.learn(present, np.concatenate(absent) if absent else np.empty(0))

@@ -1,6 +1,8 @@
 """Vision speed: one 1280×720 frame → Observation on one core (goal: median ≤ 15 ms).
 
-Also times the steps inside (the board warp alone) and the renderer that feeds the simulator.
+The reader that compares with the empty board beside the colour-class reader it replaced (on
+the same frames, in the same run: `bench/previous_reader.py`); also the steps inside (the board
+warp alone) and the renderer that feeds the simulator.
 """
 
 from __future__ import annotations
@@ -10,21 +12,21 @@ import time
 import cv2
 import numpy as np
 
+from bench.previous_reader import PREVIOUS, time_previous
 from bench.timing import print_table, summary
-from vision.calibration import (
-    STANDARD_BACKGAMMON,
-    calibrate,
-    die_size_px,
-    maedn_start,
-    warp_board,
-)
+from controller.events import BackgammonBoard, MaednBoard
+from vision.calibrate import calibrate
+from vision.calibration import STANDARD_BACKGAMMON, die_size_px, maedn_start
 from vision.frame_reader import FrameReader
+from vision.lens import warp_board
 from vision.pair_judge import PairJudge
 from vision.render_dataset import random_scene
 from vision.renderer import Scene, render
 
 FRAMES = 20
 ROUNDS = 10
+EMPTY = {"backgammon": BackgammonBoard(points=(0,) * 24),
+         "maedn": MaednBoard(pieces=((), (), (), ()))}
 
 
 def _ms(fn, items: list) -> tuple[float, float]:
@@ -43,7 +45,8 @@ def main() -> None:
     for game in ("backgammon", "maedn"):
         start = STANDARD_BACKGAMMON if game == "backgammon" else maedn_start(4)
         calib_frame = render(Scene(start), seed=7)
-        calib = calibrate(calib_frame.image, game)
+        empty = render(Scene(EMPTY[game]), seed=7, camera=calib_frame.camera).image
+        calib = calibrate(calib_frame.image, game, empty=empty)
         rng = np.random.default_rng(1)
         scenes = [random_scene(rng, game) for _ in range(FRAMES)]
         render_samples = []
@@ -59,6 +62,9 @@ def main() -> None:
                      *_ms(lambda im, h=hom, g=geo, k=lens: warp_board(im, h, g.width, g.height, k),
                           images)))
         rows.append((game, "frame → Observation (board, no dice)", *_ms(board_only.read, images)))
+        previous = time_previous(game, calib_frame.image, images, ROUNDS)
+        rows.append((game, f"… the reader before it ({PREVIOUS}, board, no dice)",
+                     *(previous or ("n/a (no git history)", "n/a"))))
         with_dice = FrameReader(calib)
         if with_dice.dice_reader is not None:
             rows.append((game, "frame → Observation (board + dice reader)",

@@ -38,10 +38,10 @@ from vision.calibration import (
     maedn_start,
 )
 from vision.camera_pose import CameraPose, pose_from_homography
+from vision.frame_align import Aligner, realign
 from vision.frame_reader import FrameReader, expected_state
 from vision.geometry import BackgammonGeometry, MaednGeometry, TableGeometry, load_geometry
 from vision.lane_rings import learn_levels
-from vision.layout_edges import agreement, gradient_image, layout_edges
 from vision.lens import warp_board
 from vision.parallax import Parallax
 from vision.piece_edges import EdgeLevels, structure
@@ -95,14 +95,13 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         raise ValueError(f"the position given is not a {game} position")
     fix = find_board(empty if empty is not None else image, game, geometry, use_markers,
                      corners)
-    if empty is not None and corners is None:
-        _check_same_view(image, fix, geo)
     size = (image.shape[1], image.shape[0])
     pose = pose_from_homography(fix.homography, size, camera_height_mm)
     warnings = list(fix.warnings) + _picture_warnings(image, fix, geometry, game)
     warp = warp_board(image, fix.homography, geo.width, geo.height, fix.lens)
     if empty is not None:
         empty_warp = warp_board(empty, fix.homography, geo.width, geo.height, fix.lens)
+        warp = _aligned(warp, empty_warp)
         source = "frame"
     else:
         empty_warp = _borrowed_empty(geo, warp, start, pose)
@@ -140,17 +139,27 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
                                   np.array([s for n, s in zip(names, scores, strict=True)
                                             if n not in taken]))
     calib = dataclasses.replace(calib, edge_levels=levels)
-    _read_back(calib, geo, lit, start, players, empty_warp if empty is not None else None)
+    try:
+        _read_back(calib, geo, lit, start, players, empty_warp if empty is not None else None)
+    except CalibrationError as exc:
+        if warnings:  # a dim, blurred or small picture is the likelier cause: say so too
+            exc.args = (f"{exc.args[0]} ({'; '.join(w.en.lower() for w in warnings)})",)
+        raise
     return calib
 
 
-def _check_same_view(image: np.ndarray, fix: BoardFix, geo: BackgammonGeometry | MaednGeometry
-                     ) -> None:
-    """The position's frame must show the board where the empty frame did."""
-    score = agreement(layout_edges(geo), gradient_image(image), fix.to_image).score
-    if score < SAME_VIEW * fix.agreement and score < 1.15:
-        raise CalibrationError("the empty board and the position were not taken from the same "
-                               "camera view (did the camera or the board move?)", CAMERA_MOVED)
+def _aligned(warp: np.ndarray, empty_warp: np.ndarray) -> np.ndarray:
+    """The position's warp put where the empty board's lies (a camera knocked a little between
+    the two pictures); a camera moved further is refused."""
+    aligner = Aligner(structure(empty_warp))
+    moved = aligner.alignment(structure(warp))
+    if moved is None:
+        if not aligner.still(structure(warp)) and aligner.lost(structure(warp)):
+            raise CalibrationError("the empty board and the position were not taken from the "
+                                   "same camera view (did the camera or the board move?)",
+                                   CAMERA_MOVED)
+        return warp
+    return realign(warp, moved)
 
 
 def _picture_warnings(image: np.ndarray, fix: BoardFix, geometry: TableGeometry, game: str

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.board_errors import NOT_EMPTY, CalibrationError
+from vision.board_errors import NOT_EMPTY, POSITION_DIFFERS, CalibrationError
 from vision.board_look import MIN_PIXELS, UNEXPLAINED, EmptyBoard, PieceColour, classify
 from vision.camera_pose import CameraPose
 from vision.geometry import BackgammonGeometry, MaednGeometry
@@ -127,7 +127,8 @@ def learn_colours(frame: np.ndarray, empty: EmptyBoard, samples: dict[str, list[
         if changed.sum() < MIN_PIXELS:
             raise CalibrationError(
                 f"the {name} pieces look like the empty board where the position puts them: "
-                "set up the position given (or calibrate with fewer players: --players)")
+                "set up the position given (or calibrate with fewer players: --players)",
+                POSITION_DIFFERS)
         out.append(PieceColour.learn(name, frame[ys[changed], xs[changed]]))
     return tuple(out)
 

@@ -46,12 +46,32 @@ class Aligner:
         level = float(frame_structure[self._edges].mean())
         return level >= STILL_SHARE * self._edge_level
 
+    def lost(self, frame_structure: np.ndarray) -> bool:
+        """True when too little of the print's edges is where it was or near it to measure:
+        the board or the camera moved further than a knock."""
+        return len(self._shifts(_half(frame_structure))[0]) < 2
+
     def alignment(self, frame_structure: np.ndarray) -> np.ndarray | None:
         """The 2×3 affine map taking a point of the empty board's warp to where the frame
         shows it; None when the frame has not moved (or cannot be matched)."""
         if self.still(frame_structure):
             return None
-        frame = _half(frame_structure)
+        src, dst = self._shifts(_half(frame_structure))
+        if len(src) < 2:
+            return None
+        shifts = np.array(dst) - np.array(src)
+        if np.abs(shifts).max() < MOVED_MM:
+            return None
+        if len(src) < 3:
+            mean = shifts.mean(axis=0)
+            return np.array([[1.0, 0.0, mean[0]], [0.0, 1.0, mean[1]]])
+        matrix, _ = cv2.estimateAffinePartial2D(np.array(src, np.float32),
+                                                np.array(dst, np.float32))
+        return matrix
+
+    def _shifts(self, frame: np.ndarray) -> tuple[list, list]:
+        """Where each quarter's centre lies in the empty board and in the frame (those whose
+        shift could be measured)."""
         h, w = self.empty.shape
         src, dst = [], []
         for y0 in (0, h - h // 2):
@@ -64,17 +84,7 @@ class Aligner:
                 centre = ((x0 + w / 4) / SCALE, (y0 + h / 4) / SCALE)
                 src.append(centre)
                 dst.append((centre[0] + dx / SCALE, centre[1] + dy / SCALE))
-        if len(src) < 2:
-            return None
-        shifts = np.array(dst) - np.array(src)
-        if np.abs(shifts).max() < MOVED_MM:
-            return None
-        if len(src) < 3:
-            mean = shifts.mean(axis=0)
-            return np.array([[1.0, 0.0, mean[0]], [0.0, 1.0, mean[1]]])
-        matrix, _ = cv2.estimateAffinePartial2D(np.array(src, np.float32),
-                                                np.array(dst, np.float32))
-        return matrix
+        return src, dst
 
 
 def _half(image: np.ndarray) -> np.ndarray:

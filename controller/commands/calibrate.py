@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="Mensch: how many colours stand in their houses (default 4)")
     parser.add_argument("--geometry", type=Path, default=None, metavar="TOML",
                         help="board geometry (default: the Hofer table; docs/geometry.md)")
-    parser.add_argument("--corners", type=parse_corners, default=None,
+    parser.add_argument("--corners", type=_corners, default=None,
                         metavar="X1,Y1,X2,Y2,X3,Y3,X4,Y4",
                         help="the board's outer corners in the picture (pixels): top-left, "
                              "top-right, bottom-right, bottom-left as the camera sees them")
@@ -74,6 +74,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the lens's height above the board in mm, measured with a tape "
                              "(default: worked out from the board's perspective)")
     parser.set_defaults(func=_run)
+
+
+def _corners(text: str) -> np.ndarray:
+    """argparse type for --corners: the message says what a valid value looks like."""
+    try:
+        return parse_corners(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _grab(camera: int, prompt: str) -> np.ndarray | None:

@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.frame_source import measured_camera_heights, simulated_mount
 from vision import renderer
-from vision.calibration import STANDARD_BACKGAMMON, calibrate, maedn_start
+from vision.calibrate import calibrate
+from vision.calibration import STANDARD_BACKGAMMON, maedn_start
 from vision.frame_reader import FrameReader, die_size_px
 from vision.geometry import load_geometry
 

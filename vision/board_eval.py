@@ -156,7 +156,7 @@ def evaluate_boards(setups: list[Setup], report: BoardReport | None = None) -> B
             report.clear_no_board += reading.board is None
             truth = expected_state(geo, frame.board)
             seen = (expected_state(geo, reading.board) if reading.board is not None
-                    else reading.evidence.contents() if reading.evidence is not None else {})
+                    else reading.contents)
             names = reading.evidence.names if reading.evidence is not None else tuple(truth)
             report.fields += len(names)
             report.fields_right += sum(truth.get(n, 0) == seen.get(n, 0) for n in names)

@@ -33,6 +33,7 @@ from vision.board_errors import (
 from vision.camera_pose import rectangle_aspect
 from vision.geometry import BackgammonGeometry, MaednGeometry, TableGeometry, load_geometry
 from vision.layout_edges import (
+    GROUP_SLACK,
     Agreement,
     LayoutEdges,
     agreement,
@@ -59,12 +60,15 @@ PEAK = 1.6
 #: ... and every other group of lines (outline, frame, halves, trays) at least this share: a
 #: wrong geometry can line its points up with the board's and still miss its trays.
 MIN_GROUP_HITS = 0.35
-#: Outline candidates refined and checked, best agreement first.
-TRIED = 6
+#: Outline candidates refined and checked, the best-fitting first.
+TRIED = 4
+#: The grid round an outline candidate is searched in steps of this share of the board's
+#: diagonal (three either way: ±3 % of it).
+NEARBY_STEP = 0.01
 #: An outline whose true proportions differ from the geometry's by more than this is refused.
 ASPECT_TOLERANCE = 0.1
 #: Refinement moves a corner by at most this share of the board's diagonal in the picture.
-REFINE_REACH = 0.03
+REFINE_REACH = 0.05
 #: An outline corner this far (board mm) from where the markers put the board's corner is the
 #: same corner: it joins the fit. Three markers alone leave the far corner's region several mm
 #: off; a farther outline corner is something else (a hand, a tray's edge) and is ignored.
@@ -242,19 +246,20 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
                   geo: BackgammonGeometry | MaednGeometry, gradient: np.ndarray,
                   edges: LayoutEdges, refiner: _Refiner, period: float,
                   ) -> tuple[np.ndarray, Lens, Agreement]:
-    """The outline candidate whose layout agrees best with the picture: candidates ranked by
-    agreement, the best few refined (lens distortion measured on their sides first) and the
-    first whose print lines up sharply taken (`layout_edges.peak`)."""
+    """The outline candidate whose print lines up best: candidates (`board_outline`, their
+    sides fitted to the picture's edges) ranked by how the print lines up, the best few
+    refined, and the best-fitting of those that the print believes (`_doubt`) taken."""
     size = (image.shape[1], image.shape[0])
     quads = board_outline.candidate_quads(image, squares)
     if not quads:
         raise CalibrationError("board outline not found: no four-sided outline in the picture",
                                NO_BOARD)
-    ranked: list[tuple[float, np.ndarray, np.ndarray, float]] = []
+    ranked: list[tuple[float, np.ndarray, Lens]] = []
     aspect_seen: list[float] = []
     expected = geo.width / geo.height
     for quad, kappa in quads:
-        und = Lens(kappa, size).undistort(quad)
+        lens = Lens(kappa, size)
+        und = lens.undistort(quad)
         aspect = rectangle_aspect(und, size)
         for target in _targets(geo):
             wanted = (target[1, 0] - target[0, 0]) / (target[2, 1] - target[1, 1])
@@ -262,11 +267,8 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
             if not abs(aspect / wanted - 1) <= ASPECT_TOLERANCE:
                 continue
             hom, _ = cv2.findHomography(target, und, 0)
-            if hom is None:
-                continue
-            lens = Lens(kappa, size)
-            score = agreement(edges, gradient, lambda p, m=hom, le=lens: to_image(m, le, p))
-            ranked.append((score.score, hom, quad, kappa))
+            if hom is not None:
+                ranked.append((refiner.fit(hom, lens), hom, lens))
     if not ranked:
         near = min(aspect_seen, key=lambda a: abs(a / expected - 1))
         raise CalibrationError(
@@ -275,36 +277,25 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
             f"{geo.height:g} mm ({expected:.2f}); check the geometry file or give --corners",
             NOT_THIS_BOARD)
     ranked.sort(key=lambda r: -r[0])
-    edge_points = np.argwhere(board_outline.colour_edges(image) > 0)[:, ::-1].astype(float)
-    best: tuple[float, str, np.ndarray, Lens, Agreement] | None = None
-    for _, hom, quad, kappa in ranked[:TRIED]:
-        if kappa == 0.0:
-            kappa = board_outline.side_kappa(edge_points, quad, size)
-            if kappa:
-                outer = cv2.perspectiveTransform(board_corners(geo.width, geo.height)
-                                                 .reshape(-1, 1, 2), hom).reshape(-1, 2)
-                hom, _ = cv2.findHomography(board_corners(geo.width, geo.height),
-                                            Lens(kappa, size).undistort(
-                                                Lens(0.0, size).distort(outer)), 0)
-        refined, lens, agree = refiner.refine(hom, Lens(kappa, size))
+    found: list[tuple[float, str, np.ndarray, Lens, Agreement]] = []
+    for _, hom, lens in ranked[:TRIED]:
+        refined, lens, agree = refiner.refine(refiner.nearby(hom, lens), lens)
         hits, moved, groups = sharpness(edges, gradient,
                                         lambda p, m=refined, le=lens: to_image(m, le, p),
                                         period)
-        log.debug("outline candidate: agreement %.2f, lines seen %.2f (moved %.2f), %s",
-                  agree.score, hits, moved, groups)
         doubt = _doubt(hits, moved, groups)
-        if best is None or hits > best[0]:
-            best = (hits, doubt, refined, lens, agree)
-        if not doubt:
-            best = (hits, doubt, refined, lens, agree)
-            break
-    assert best is not None
-    _, doubt, hom, lens, agree = best
-    if doubt:
+        fit = refiner.fit(refined, lens)
+        log.debug("outline candidate: fit %.3f, lines seen %.2f (moved %.2f), %s %s", fit,
+                  hits, moved, groups, doubt)
+        found.append((fit, doubt, refined, lens, agree))
+    believed = [f for f in found if not f[1]]
+    if not believed:
+        doubt = max(found, key=lambda f: f[0])[1]
         raise CalibrationError(
             f"the outline found is not this board: {doubt} of a {geo.width:g} × "
             f"{geo.height:g} mm board as the geometry describes it; check the geometry file "
             "or give the corners with --corners", NOT_THIS_BOARD)
+    _, _, hom, lens, agree = max(believed, key=lambda f: f[0])
     return hom, lens, agree
 
 
@@ -335,10 +326,12 @@ def _targets(geo: BackgammonGeometry | MaednGeometry) -> list[np.ndarray]:
 
 class _Refiner:
     """Moves the board's four corners (and the lens distortion) to where the print's layout
-    agrees best with the picture: a coordinate search with shrinking steps. Only the print's
-    repeating lines count (the points' triangles, the fields' circles): they lie on the playing
-    surface, while a raised frame's top edge and the walls of trays and bar stand above it
-    and, seen at a slant, lie millimetres off where the geometry puts them."""
+    agrees best with the picture: a coordinate search with shrinking steps. Every group of
+    lines counts alike (the mean of their log-ratios): the repeating ones (points' triangles,
+    fields' circles) lie on the playing surface and are matched exactly; the others (outline,
+    frame, bar, trays) may stand above it or sink below and, seen at a slant, lie a few
+    millimetres off, so they are matched within `GROUP_SLACK` — enough to hold the points'
+    long, steep edges from sliding along themselves."""
 
     def __init__(self, edges: LayoutEdges, gradient: np.ndarray,
                  geo: BackgammonGeometry | MaednGeometry, size: tuple[int, int]) -> None:
@@ -346,20 +339,79 @@ class _Refiner:
         self.gradient = gradient
         self.outer = board_corners(geo.width, geo.height)
         self.size = size
-        group = edges.names.index("points" if "points" in edges.names else "fields")
-        keep = edges.groups == group
-        self._n = int(keep.sum())
-        self._pts = np.concatenate([edges.on[keep], edges.left[keep], edges.right[keep]])
+        periodic = edges.names.index("points" if "points" in edges.names else "fields")
+        normal = edges.right - edges.on
+        off = float(np.linalg.norm(normal[0]))
+        normal = normal / np.linalg.norm(normal, axis=1, keepdims=True)
+        pts, self._parts = [], []
+        for g in range(len(edges.names)):
+            keep = edges.groups == g
+            slack = 0.0 if g == periodic else GROUP_SLACK
+            reach = np.arange(-slack, slack + 1e-9, 1.0)
+            on = [edges.on[keep] + k * normal[keep] for k in reach]
+            side = [edges.on[keep] + s * (off + slack) * normal[keep] for s in (-1.0, 1.0)]
+            start = sum(len(p) for p in pts)
+            pts += on + side
+            self._parts.append((start, int(keep.sum()), len(reach)))
+        self._pts = np.concatenate(pts)
 
     def _score(self, corners: np.ndarray, kappa: float) -> float:
         hom, _ = cv2.findHomography(self.outer, corners, 0)
         if hom is None:
             return -np.inf
-        pix = to_image(hom, Lens(kappa, self.size), self._pts)
-        values = sample(self.gradient, pix)
-        n = self._n
-        on, side = values[:n], np.maximum(values[n:2 * n], values[2 * n:])
-        return float((on.mean() + 1.0) / (side.mean() + 1.0))
+        values = sample(self.gradient, to_image(hom, Lens(kappa, self.size), self._pts))
+        total = 0.0
+        for start, n, k in self._parts:
+            part = values[start:start + (k + 2) * n].reshape(k + 2, n)
+            on, side = part[:k].max(axis=0), part[k:].max(axis=0)
+            total += float(np.log((on.mean() + 1.0) / (side.mean() + 1.0)))
+        return total / len(self._parts)
+
+    def _moves(self) -> int:
+        """Eight corner coordinates, the whole board's shift and stretch in x and y (the
+        points' long edges let a board slide along them corner by corner), and the lens."""
+        return 13
+
+    @staticmethod
+    def _moved(corners: np.ndarray, kappa: float, move: int, step: float, kstep: float
+               ) -> tuple[np.ndarray, float]:
+        trial = corners.copy()
+        if move < 8:
+            trial[move // 2, move % 2] += step
+        elif move < 10:
+            trial[:, move - 8] += step
+        elif move < 12:
+            axis = move - 10
+            centre = trial[:, axis].mean()
+            size = np.ptp(trial[:, axis]) or 1.0
+            trial[:, axis] = centre + (trial[:, axis] - centre) * (1 + step / size)
+        else:
+            return trial, kappa + kstep
+        return trial, kappa
+
+    def nearby(self, hom: np.ndarray, lens: Lens) -> np.ndarray:
+        """The best of the board shifted and scaled a little round `hom`: an outline found
+        a centimetre off (a raised frame, the box's side seen at a slant) would otherwise let
+        the refinement lock the points or fields one off; on this grid one variant lies within
+        the refinement's reach of the truth."""
+        corners = cv2.perspectiveTransform(self.outer.reshape(-1, 1, 2), hom).reshape(-1, 2)
+        centre = corners.mean(axis=0)
+        step = NEARBY_STEP * float(np.linalg.norm(corners[2] - corners[0]))
+        best, best_corners = -np.inf, corners
+        for scale in (0.97, 1.0, 1.03):
+            for dy in np.arange(-3, 4) * step:
+                for dx in np.arange(-3, 4) * step:
+                    trial = centre + (corners - centre) * scale + np.array([dx, dy])
+                    score = self._score(trial, lens.kappa)
+                    if score > best:
+                        best, best_corners = score, trial
+        moved, _ = cv2.findHomography(self.outer, best_corners, 0)
+        return moved
+
+    def fit(self, hom: np.ndarray, lens: Lens) -> float:
+        """How well the print lines up for this homography and lens (what `refine` raises)."""
+        corners = cv2.perspectiveTransform(self.outer.reshape(-1, 1, 2), hom).reshape(-1, 2)
+        return self._score(corners, lens.kappa)
 
     def refine(self, hom: np.ndarray, lens: Lens, move: bool = True
                ) -> tuple[np.ndarray, Lens, Agreement]:
@@ -372,15 +424,12 @@ class _Refiner:
             step, kstep = max(2.0, reach / 4), 0.02
             while step >= 0.25:
                 improved = False
-                for i in range(9):
+                for move in range(self._moves()):
                     for sign in (1.0, -1.0):
-                        trial, tk = corners.copy(), kappa
-                        if i == 8:
-                            tk = kappa + sign * kstep
-                        else:
-                            trial[i // 2, i % 2] += sign * step
-                            if np.linalg.norm(trial - start, axis=1).max() > reach:
-                                continue
+                        trial, tk = self._moved(corners, kappa, move, sign * step,
+                                                sign * kstep)
+                        if np.linalg.norm(trial - start, axis=1).max() > reach:
+                            continue
                         score = self._score(trial, tk)
                         if score > best + 1e-6:
                             best, corners, kappa, improved = score, trial, tk, True

@@ -25,7 +25,7 @@ MARKER_MAX_AREA = 0.01
 MARKER_MAX_ASPECT = 1.5
 OUTLINE_INSET_PX = 1.5  # the traced contour runs this far outside the edge (dilated edges)
 #: Line search: the strongest lines of each direction that are paired into quadrilaterals.
-LINES_PER_SIDE = 9
+LINES_PER_SIDE = 14
 #: A board covers at least this share of the picture.
 MIN_AREA = 0.06
 
@@ -42,8 +42,81 @@ def candidate_quads(image: np.ndarray, squares: Sequence[np.ndarray] = ()
         kappa = estimate_kappa(*contour, size)
         lens = Lens(kappa, size)
         out.append((lens.distort(outline_corners(contour, lens)), kappa))
-    out += [(quad, 0.0) for quad in line_quads(image)]
+    kappa = straightest_kappa(image)
+    lens = Lens(kappa, size)
+    straight = undistorted(image, lens)
+    edge_points = np.argwhere(colour_edges(straight) > 0)[:, ::-1].astype(np.float64)
+    out += [(lens.distort(fit_sides(quad, edge_points)), kappa)
+            for quad in line_quads(straight)]
     return out
+
+
+def fit_sides(quad: Quad, edge_points: np.ndarray, band: float = 4.0) -> Quad:
+    """The quadrilateral with each side refitted to the edge pixels within `band` px of it
+    (Hough's lines are a few pixels off; the print must be found to a pixel or two)."""
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        seg = b - a
+        length = float(np.linalg.norm(seg))
+        rel = edge_points - a
+        t = rel @ seg / (length * length)
+        dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length
+        near = edge_points[(t > 0.05) & (t < 0.95) & (dist < band)]
+        if len(near) < 0.2 * length:
+            lines.append((a, seg / length))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
+                                     0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    corners = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        mat = np.array([d1, -d2]).T
+        if abs(np.linalg.det(mat)) < 1e-9:
+            corners.append(quad[i])
+            continue
+        s, _ = np.linalg.solve(mat, p2 - p1)
+        corners.append(p1 + s * d1)
+    return np.array(corners)
+
+
+#: Lens distortions tried when the picture's long lines are straightened (in picture widths).
+KAPPAS = (-0.1, 0.0, 0.1, 0.2, 0.3)
+
+
+def undistorted(image: np.ndarray, lens: Lens) -> np.ndarray:
+    """The picture as a lens without distortion would have taken it (same size)."""
+    if lens.kappa == 0.0:
+        return image
+    h, w = image.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    src = lens.distort(np.column_stack([xs.ravel(), ys.ravel()]))
+    map_x = src[:, 0].reshape(h, w).astype(np.float32)
+    map_y = src[:, 1].reshape(h, w).astype(np.float32)
+    return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def straightest_kappa(image: np.ndarray) -> float:
+    """The lens distortion under which the picture's long edges are straightest: the one whose
+    undistorted picture has the most length in long straight lines (a bent lens breaks a
+    board's sides and a table's planks into shorter pieces)."""
+    size = (image.shape[1], image.shape[0])
+    edges = colour_edges(image)
+    best, best_kappa = -1.0, 0.0
+    for kappa in KAPPAS:
+        straight = undistorted(edges, Lens(kappa, size))
+        short = min(straight.shape)
+        segs = cv2.HoughLinesP(straight, 1, np.pi / 360, threshold=40,
+                               minLineLength=0.15 * short, maxLineGap=3)
+        if segs is None:
+            continue
+        segs = segs.reshape(-1, 4).astype(np.float64)
+        lengths = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+        score = float((lengths ** 2).sum())
+        if score > best:
+            best, best_kappa = score, kappa
+    return best_kappa
 
 
 def _marker_like(quad: np.ndarray, picture_area: float) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from vision.camera_pose import CameraPose
@@ -169,3 +170,12 @@ def piece_zones(geo: BackgammonGeometry | MaednGeometry, pose: CameraPose, grid:
             cx, cy = centre[0] + k * lean[0], centre[1] + k * lean[1]
             zone |= (xs - cx) ** 2 + (ys - cy) ** 2 <= (geo.field_diameter / 2 + 6.0) ** 2
     return zone
+
+
+def free_mask(geo: BackgammonGeometry | MaednGeometry, pose: CameraPose) -> np.ndarray:
+    """(warp shape) True where no piece can stand or lean: the frame, the bar's and trays'
+    rims, the print between the fields. What moves there moved with the board or the camera."""
+    grid = coarse_grid(geo.width, geo.height)
+    zones = piece_zones(geo, pose, grid).astype(np.uint8)
+    w, h = round(geo.width * WARP_PX_PER_MM), round(geo.height * WARP_PX_PER_MM)
+    return cv2.resize(zones, (w, h), interpolation=cv2.INTER_NEAREST) == 0

@@ -30,7 +30,7 @@ from vision.board_errors import (
 from vision.board_evidence import lane_counts, occupancy
 from vision.board_finder import BoardFix, check_image, find_board, marker_quads
 from vision.board_look import EmptyBoard, PieceColour, measure_noise
-from vision.board_regions import field_discs, lane_rows
+from vision.board_regions import field_discs, free_mask, lane_rows
 from vision.calibration import (
     STANDARD_BACKGAMMON,
     Calibration,
@@ -101,7 +101,7 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
     warp = warp_board(image, fix.homography, geo.width, geo.height, fix.lens)
     if empty is not None:
         empty_warp = warp_board(empty, fix.homography, geo.width, geo.height, fix.lens)
-        warp = _aligned(warp, empty_warp)
+        warp = _aligned(warp, empty_warp, free_mask(geo, pose))
         source = "frame"
     else:
         empty_warp = _borrowed_empty(geo, warp, start, pose)
@@ -142,16 +142,17 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
     try:
         _read_back(calib, geo, lit, start, players, empty_warp if empty is not None else None)
     except CalibrationError as exc:
-        if warnings:  # a dim, blurred or small picture is the likelier cause: say so too
-            exc.args = (f"{exc.args[0]} ({'; '.join(w.en.lower() for w in warnings)})",)
+        poor = [w for w in warnings if w in (TOO_DIM, BLURRED, DICE_TOO_SMALL)]
+        if poor:  # a dim, blurred or small picture is the likelier cause: say so too
+            exc.args = (f"{exc.args[0]} ({'; '.join(w.en.lower() for w in poor)})",)
         raise
     return calib
 
 
-def _aligned(warp: np.ndarray, empty_warp: np.ndarray) -> np.ndarray:
+def _aligned(warp: np.ndarray, empty_warp: np.ndarray, free: np.ndarray) -> np.ndarray:
     """The position's warp put where the empty board's lies (a camera knocked a little between
     the two pictures); a camera moved further is refused."""
-    aligner = Aligner(structure(empty_warp))
+    aligner = Aligner(structure(empty_warp), free)
     moved = aligner.alignment(structure(warp))
     if moved is None:
         if not aligner.still(structure(warp)) and aligner.lost(structure(warp)):
@@ -247,14 +248,8 @@ def _read_back(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, lit:
             raise CalibrationError(f"{what}: {reading.why}", POSITION_DIFFERS)
         want = expected_state(geo, truth)
         names = reading.evidence.names
-        got = (expected_state(geo, reading.board) if reading.board is not None
-               else reading.evidence.contents())
-        wrong = [n for n in names if want.get(n, 0) != got.get(n, 0)]
-        unsure = [n for n, c in reading.confidence if c < reader.min_confidence]
-        if wrong or unsure:
-            raise CalibrationError(
-                f"{what} does not read back as given: "
-                + "; ".join(filter(None, [
-                    f"field(s) {', '.join(wrong[:10])} read differently" if wrong else "",
-                    f"field(s) {', '.join(unsure[:10])} unsure" if unsure else ""])),
-                POSITION_DIFFERS)
+        wrong = [n for n in names if want.get(n, 0) != reading.contents.get(n, 0)]
+        if wrong:
+            raise CalibrationError(f"{what} does not read back as given: field(s) "
+                                   f"{', '.join(wrong[:10])} read differently",
+                                   POSITION_DIFFERS)

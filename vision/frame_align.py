@@ -18,8 +18,8 @@ import numpy as np
 MOVED_MM = 0.6
 #: A quarter's shift is trusted when its correlation peak is at least this strong.
 MIN_RESPONSE = 0.05
-#: Further than this the board is lost, not bumped.
-LOST_MM = 25.0
+#: Further than this the board is lost, not knocked: calibrate again.
+LOST_MM = 10.0
 #: The shift is measured at half the warp's pixels: a millimetre's precision is plenty.
 SCALE = 0.5
 #: The print's strongest edges looked at to tell a still frame at a glance, and the share of
@@ -32,7 +32,12 @@ STILL_SHARE = 0.75
 class Aligner:
     """Measures how far a frame's warp moved against the empty board's (edges, float32)."""
 
-    def __init__(self, empty_structure: np.ndarray) -> None:
+    def __init__(self, empty_structure: np.ndarray, free: np.ndarray | None = None) -> None:
+        """`free`: where no piece can stand (True); only the edges there are matched, so
+        that pieces moved between frames do not pass for the board moving."""
+        self.free = (np.ones(empty_structure.shape, np.float32) if free is None
+                     else free.astype(np.float32))
+        empty_structure = empty_structure * self.free
         self.empty = _half(empty_structure)
         h, w = self.empty.shape
         self.window = cv2.createHanningWindow((w // 2, h // 2), cv2.CV_32F)
@@ -49,14 +54,14 @@ class Aligner:
     def lost(self, frame_structure: np.ndarray) -> bool:
         """True when too little of the print's edges is where it was or near it to measure:
         the board or the camera moved further than a knock."""
-        return len(self._shifts(_half(frame_structure))[0]) < 2
+        return len(self._shifts(_half(frame_structure * self.free))[0]) < 2
 
     def alignment(self, frame_structure: np.ndarray) -> np.ndarray | None:
         """The 2×3 affine map taking a point of the empty board's warp to where the frame
         shows it; None when the frame has not moved (or cannot be matched)."""
         if self.still(frame_structure):
             return None
-        src, dst = self._shifts(_half(frame_structure))
+        src, dst = self._shifts(_half(frame_structure * self.free))
         if len(src) < 2:
             return None
         shifts = np.array(dst) - np.array(src)

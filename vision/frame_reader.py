@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -31,7 +31,14 @@ from vision.board_look import (
     classify_set,
     shade_map,
 )
-from vision.board_regions import COARSE_MM, coarse_grid, field_discs, lane_rows, piece_zones
+from vision.board_regions import (
+    COARSE_MM,
+    coarse_grid,
+    field_discs,
+    free_mask,
+    lane_rows,
+    piece_zones,
+)
 from vision.calibration import Calibration, die_size_px
 from vision.frame_align import Aligner, realign
 from vision.geometry import BackgammonGeometry, MaednGeometry
@@ -92,6 +99,7 @@ class BoardReading:
     problem: str  # "", BLOCKED, UNCERTAIN or IMPOSSIBLE
     why: str  # in English, for people
     confidence: tuple[tuple[str, float], ...] = ()
+    contents: dict[str, int] = field(default_factory=dict)  # each field's likeliest content
 
 
 class FrameReader:
@@ -114,7 +122,7 @@ class FrameReader:
         self.empty = EmptyBoard(calib.empty, calib.noise)
         self.pose = calib.pose()
         self.empty_structure = structure(calib.empty)
-        self.aligner = Aligner(self.empty_structure)
+        self.aligner = Aligner(self.empty_structure, free_mask(self.board_geo, self.pose))
         geo = self.board_geo
         self.grid = coarse_grid(geo.width, geo.height)
         self.grid_pixels = PixelSet.of(self.empty, self.grid.ys, self.grid.xs)
@@ -237,21 +245,21 @@ class FrameReader:
                                    light)
             settled = be.conserve(evidence, geo)
             board: BackgammonBoard | MaednBoard | None = be.backgammon_board(settled, geo)
-            conf = settled.confidence()
+            conf, contents = settled.confidence(), settled.contents()
         else:
             evidence = self._fields(warp, shade, light,
                                     structure(warp) if edges is None else edges)
             board = be.maedn_board(evidence, self.seat_colours)
-            conf = evidence.confidence()
+            conf, contents = evidence.confidence(), evidence.contents()
         if board is None:
             return BoardReading(None, evidence, IMPOSSIBLE,
                                 "the pieces seen cannot stand like that (too many of a colour)",
-                                conf)
+                                conf, contents)
         unsure = [n for n, c in conf if c < self.min_confidence]
         if unsure:
             return BoardReading(None, evidence, UNCERTAIN,
-                                f"not sure enough of {', '.join(unsure[:6])}", conf)
-        return BoardReading(board, evidence, "", "", conf)
+                                f"not sure enough of {', '.join(unsure[:6])}", conf, contents)
+        return BoardReading(board, evidence, "", "", conf, contents)
 
     def _fields(self, warp: np.ndarray, shade: np.ndarray, light: Light | None,
                 edges: np.ndarray) -> be.MaednEvidence:

@@ -304,11 +304,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--val-every", type=int, default=0)
     parser.add_argument("--detector-steps", type=int, default=2500)
     parser.add_argument("--detector-lr", type=float, default=3e-3)
-    parser.add_argument("--classifier-steps", type=int, default=8000)
+    parser.add_argument("--classifier-steps", type=int, default=8000,
+                        help="0: train and export the detector only")
     parser.add_argument("--classifier-batch", type=int, default=128)
     parser.add_argument("--classifier-lr", type=float, default=3e-3)
     parser.add_argument("--reuse-detector", action="store_true",
                         help="keep the detector already in --out, train only the classifier")
+    parser.add_argument("--mine-with", type=Path,
+                        help="the detector whose peaks give the hard negatives (default: the "
+                             "one in --out)")
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
@@ -324,7 +328,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.reuse_detector:
         detector = train_detector(sets, args.detector_steps, 16, args.seed, args.detector_lr)
         export(detector, torch.zeros(1, 3, 320, 320), detector_file, {2: "height", 3: "width"})
-    log.info("%d hard negatives mined", mine_hard_negatives(detector_file, sets))
+    if not args.classifier_steps:
+        return 0
+    log.info("%d hard negatives mined",
+             mine_hard_negatives(args.mine_with or detector_file, sets))
     classifier = train_classifier(sets, args.classifier_steps, args.classifier_batch,
                                   args.seed, args.classifier_lr)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),

@@ -72,10 +72,14 @@ def _reader(die_size: float | None, parallax=None, any_size: bool = False):
 def _run_dice(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.dice import DiceInputError
+    from vision.dice import DiceInputError, DiceModelError
     from vision.parallax import Parallax
 
-    reader = _reader(args.die_size, any_size=args.camera_height is None)
+    try:
+        reader = _reader(args.die_size, any_size=args.camera_height is None)
+    except DiceModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     status = 0
     for path in args.images:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
@@ -113,6 +117,7 @@ def _emit(as_json: bool, record: dict) -> None:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
+    from vision.dice import DiceModelError
     from vision.dice_eval import EvalReport, LabelError, evaluate, load_labels
 
     try:
@@ -128,7 +133,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         for (size, parallax), group in groups.items():
             reader = _reader(size, parallax, any_size=True)
             evaluate(lambda im, r=reader: [(d.value, d.box) for d in r.read(im)], group, report)
-    except LabelError as exc:
+    except (LabelError, DiceModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:

@@ -67,3 +67,18 @@ def test_two_dice_of_a_webcam_frame_are_read_once_each_at_every_size(reader, fac
     got = reader.read(small)
     scaled = [type(d)(d.value, tuple(round(v * factor) for v in d.box)) for d in labels]
     assert score_image([(d.value, d.box) for d in got], scaled).all_right, got
+
+
+def test_vision_dice_without_a_size_reads_a_webcam_frame_as_its_two_dice() -> None:
+    """The issue's command on a 1920x1080 webcam frame, no `--die-size`: it used to read it
+    as if its 80 px dice were 40 px wide, a pip group a die (13.7 false dice a frame)."""
+    import json
+
+    from tests.cli import spieltisch
+
+    item = next(it for it in load_labels(WEBCAM, "train")
+                if it.path.name == "WIN_20221211_13_07_30_Pro.jpg")
+    result = spieltisch("vision", "dice", str(item.path), "--json")
+    assert result.returncode == 0, result.stderr
+    dice = json.loads(result.stdout)["dice"]
+    assert score_image([(d["value"], d["box"]) for d in dice], item.dice).all_right, dice

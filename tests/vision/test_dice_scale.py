@@ -11,6 +11,8 @@ import pytest
 from vision import dice_model as dm
 from vision.dice_scale import (
     BAND,
+    CLASSIFIER_FILE,
+    DETECTOR_FILE,
     LARGEST_SHARE,
     SMALLEST_DIE_PX,
     choose,
@@ -88,3 +90,20 @@ def test_a_candidate_that_is_no_die_is_dropped_and_an_unreadable_die_is_reported
 def test_boxes_are_clipped_to_the_picture() -> None:
     got = choose([die(5, 630, 30)], probs([(0.99, 2, 0.99)]), (640, 640), 0.5, 0.35, 0.8)
     assert got[0].box == (0, 615, 20, 640)
+
+
+@pytest.mark.skipif(not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),
+                    reason="vision/models/dice_*_any.onnx missing (tools/train_dice_any_size.py)")
+def test_vision_dice_without_a_size_names_a_picture_too_small_for_a_die(tmp_path) -> None:
+    import json
+
+    import cv2
+
+    from tests.cli import spieltisch
+
+    path = tmp_path / "tiny.png"
+    cv2.imwrite(str(path), np.full((12, 40, 3), 128, np.uint8))
+    result = spieltisch("vision", "dice", str(path), "--json")
+    line = json.loads(result.stdout)
+    assert result.returncode == 1
+    assert set(line) == {"image", "error"} and "too small" in line["error"], line

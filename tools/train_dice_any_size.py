@@ -33,6 +33,8 @@ from train_dice_model import (
     colour_jitter,
     cross_entropy_step,
     export,
+    freeze_batch_norms,
+    load_classifier_onnx,
     make_classifier,
     make_detector,
 )
@@ -267,10 +269,14 @@ def classifier_example(p: Photo, rng: random.Random, kind: str) -> tuple[np.ndar
 
 
 def train_classifier(sets: dict[str, list[Photo]], steps: int, batch: int, seed: int,
-                     lr: float) -> torch.nn.Module:
+                     lr: float, init: Path | None = None) -> torch.nn.Module:
+    """Train the crop classifier anew, or fine-tune the exported one in `init` (its batch
+    norms folded and frozen, see `train_dice_model.load_classifier_onnx`)."""
     rng = random.Random(seed)
-    net = make_classifier()
+    net = make_classifier() if init is None else load_classifier_onnx(init)
     net.train()
+    if init is not None:
+        freeze_batch_norms(net)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     start = time.time()
@@ -308,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="0: train and export the detector only")
     parser.add_argument("--classifier-batch", type=int, default=128)
     parser.add_argument("--classifier-lr", type=float, default=3e-3)
+    parser.add_argument("--init-classifier", type=Path,
+                        help="fine-tune this exported classifier (.onnx) instead of starting anew")
     parser.add_argument("--reuse-detector", action="store_true",
                         help="keep the detector already in --out, train only the classifier")
     parser.add_argument("--mine-with", type=Path,
@@ -333,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     log.info("%d hard negatives mined",
              mine_hard_negatives(args.mine_with or detector_file, sets))
     classifier = train_classifier(sets, args.classifier_steps, args.classifier_batch,
-                                  args.seed, args.classifier_lr)
+                                  args.seed, args.classifier_lr, args.init_classifier)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / ds.CLASSIFIER_FILE.name, {0: "batch"})
     if any(held.values()):

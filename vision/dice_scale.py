@@ -121,7 +121,7 @@ class AnySizeDiceReader:
     """
 
     def __init__(self, model_dir: Path | None = None, *, detect_threshold: float = 0.3,
-                 die_threshold: float = 0.5, read_threshold: float = 0.35, views: int = 8,
+                 die_threshold: float = 0.7, read_threshold: float = 0.35, views: int = 8,
                  sure: float = 0.9, overlap: float = 0.8) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
         self._detector = dm.load_net(folder / DETECTOR_FILE.name)

@@ -122,13 +122,18 @@ class AnySizeDiceReader:
 
     def __init__(self, model_dir: Path | None = None, *, detect_threshold: float = 0.3,
                  die_threshold: float = 0.7, read_threshold: float = 0.35, views: int = 8,
-                 sure: float = 0.9, overlap: float = 0.8) -> None:
+                 sure: float = 0.9, overlap: float = 0.8, second_opinion: bool = True) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
         self._detector = dm.load_net(folder / DETECTOR_FILE.name)
         self._classifier = dm.load_net_with_outputs(
             folder / CLASSIFIER_FILE.name, (1, 3, dm.CROP_SIZE, dm.CROP_SIZE), dm.NUM_CLASSES,
             f"the reader needs {dm.NUM_CLASSES} classes (train it anew with "
             "tools/train_dice_any_size.py)")
+        #: the sized reader's classifier for photos, asked about every value too
+        self._second = (dm.load_net_with_outputs(
+            folder / dm.CLASSIFIER_FILE.name, (1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
+            dm.NUM_CLASSES, "the photos' classifier of the sized reader") if second_opinion
+            else None)
         if not 0.0 < overlap <= 1.0:
             raise ValueError(f"overlap must lie in (0, 1], got {overlap}")
         self.detect_threshold = detect_threshold
@@ -154,8 +159,26 @@ class AnySizeDiceReader:
         crops = [die_crop(image, c.cx, c.cy, dm.crop_side(c.width, c.height))
                  for c in candidates]
         probs = classify_views(self._classifier, crops, self.views, self.sure)
+        if self._second is not None:
+            probs = with_second_opinion(
+                probs, classify_views(self._second, crops, self.views, self.sure))
         return choose(candidates, probs, image.shape[:2], self.die_threshold,
                       self.read_threshold, self.overlap)
+
+
+def with_second_opinion(own: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Class probabilities whose P(die) is the any-size classifier's (`own`: it alone learned
+    parts and groups of dice as no die) and whose value is the mean of both classifiers'
+    value distributions: the sized reader's photo classifier (`second`) has read top-down dice
+    for long (99 % on its test photos), the any-size one knows oblique dice and side faces;
+    where they disagree, the surer one's mistakes are rarer than either's alone."""
+    out = np.zeros_like(own)
+    p_die = 1.0 - own[:, dm.NOT_A_DIE]
+    shares = [p[:, 1 : dm.COCKED] / np.clip(p[:, 1 : dm.COCKED].sum(axis=1, keepdims=True),
+                                            1e-9, None) for p in (own, second)]
+    out[:, dm.NOT_A_DIE] = own[:, dm.NOT_A_DIE]
+    out[:, 1 : dm.COCKED] = p_die[:, None] * (shares[0] + shares[1]) / 2
+    return out
 
 
 def choose(candidates: list[dm.Candidate], probs: np.ndarray, shape: tuple[int, int],

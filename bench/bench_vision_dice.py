@@ -1,4 +1,5 @@
-"""Dice reader speed per 640x640 photo on one thread, and its accuracy on the train/test splits."""
+"""Dice reader speed per 640x640 photo on one thread, and its accuracy on the train/test splits;
+the reader without a die size (issue 27) beside the one told the photos' size."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 import cv2
 
 from bench.timing import print_table, summary
+from vision.dice_eval import default_data_dir, evaluate, load_labels
 
 log = logging.getLogger(__name__)
 
@@ -16,7 +18,6 @@ REPEATS = 5
 
 def main() -> None:
     from vision.dice import DiceReader
-    from vision.dice_eval import default_data_dir, evaluate, load_labels
 
     data = default_data_dir()
     if not (data / "labels.json").is_file():
@@ -69,3 +70,32 @@ def main() -> None:
         ("split", "images", "dice", "per-die", "whole image", "false/image", "wrong", "missed"),
         rows,
     )
+    any_size_rows(images, reader, data.parent)
+
+
+def any_size_rows(topdown: list, sized, sets) -> None:
+    """The reader that finds the die size itself (`vision.dice_scale`) on each photo set's test
+    photos, and the sized reader on the top-down photos in the same run (compare the ratio)."""
+    from vision.dice_scale import AnySizeDiceReader
+
+    any_size = AnySizeDiceReader()
+    pictures = {"dice-topdown": topdown}
+    for name in ("dice-oblique", "dice-webcam-wood"):
+        if (sets / name / "labels.json").is_file():
+            pictures[name] = [cv2.imread(str(it.path)) for it in load_labels(sets / name, "test")]
+    times: dict[str, list[float]] = {"dice-topdown, told the size (40 px)": []}
+    for _ in range(2):
+        for image in topdown:
+            start = time.perf_counter()
+            sized.read(image)
+            times["dice-topdown, told the size (40 px)"].append(
+                (time.perf_counter() - start) * 1000.0)
+        for name, images in pictures.items():
+            for image in images:
+                start = time.perf_counter()
+                any_size.read(image)
+                times.setdefault(f"{name}, no size ({images[0].shape[1]}x{images[0].shape[0]})",
+                                 []).append((time.perf_counter() - start) * 1000.0)
+    print_table("Dice reader without a die size, test photos, 1 thread (ms)",
+                ("photos", "samples", "median ms", "p99 ms"),
+                [(name, len(ms), *summary(ms)) for name, ms in times.items()])

@@ -200,17 +200,7 @@ class DiceReader:
         Every crop is seen once; the unsure ones (see the class doc) again in the other views,
         and their probabilities are the mean over all views.
         """
-        probs = self._forward(crops)
-        if self.views == 1:
-            return probs
-        unsure = np.flatnonzero(probs.max(axis=1) < self.sure)
-        if len(unsure) == 0:
-            return probs
-        others = VIEW_TURNS[self.views][1:]
-        batch = [turned_view(crops[i], turn) for turn in others for i in unsure.tolist()]
-        more = self._forward(batch).reshape(len(others), len(unsure), dm.NUM_CLASSES)
-        probs[unsure] = (probs[unsure] + more.sum(axis=0)) / self.views
-        return probs
+        return classify_views(self._classifier, crops, self.views, self.sure)
 
     def _settle_pairs(self, image: np.ndarray, tops: list[tuple[float, float, float, float]],
                       probs: np.ndarray) -> np.ndarray:
@@ -237,10 +227,6 @@ class DiceReader:
             settled[ask, low] = either * (1.0 - p_high)
             settled[ask, high] = either * p_high
         return settled
-
-    def _forward(self, crops: list[np.ndarray]) -> np.ndarray:
-        self._classifier.setInput(dm.to_blob(crops))
-        return dm.softmax(self._classifier.forward().reshape(len(crops), dm.NUM_CLASSES))
 
     def detect(self, image: np.ndarray) -> list[dm.Candidate]:
         """Stage 1 alone: the detector's candidates in a BGR image, one per die found, before
@@ -509,6 +495,28 @@ def turned_view(crop: np.ndarray, view: tuple[int, bool]) -> np.ndarray:
     """One view of a crop (an entry of `VIEW_TURNS`): mirrored left-right, then turned."""
     turns, mirrored = view
     return np.rot90(crop[:, ::-1] if mirrored else crop, turns)
+
+
+def classify_views(net: cv2.dnn.Net, crops: list[np.ndarray], views: int,
+                   sure: float) -> np.ndarray:
+    """A crop classifier's probabilities, one row per crop: every crop seen once, those whose
+    most likely class is below `sure` again in the other `views` (see `VIEW_TURNS`), averaged."""
+    probs = _forward(net, crops)
+    if views == 1:
+        return probs
+    unsure = np.flatnonzero(probs.max(axis=1) < sure)
+    if len(unsure) == 0:
+        return probs
+    others = VIEW_TURNS[views][1:]
+    batch = [turned_view(crops[i], turn) for turn in others for i in unsure.tolist()]
+    more = _forward(net, batch).reshape(len(others), len(unsure), dm.NUM_CLASSES)
+    probs[unsure] = (probs[unsure] + more.sum(axis=0)) / views
+    return probs
+
+
+def _forward(net: cv2.dnn.Net, crops: list[np.ndarray]) -> np.ndarray:
+    net.setInput(dm.to_blob(crops))
+    return dm.softmax(net.forward().reshape(len(crops), dm.NUM_CLASSES))
 
 
 #: A decoded ArUco marker at least this many die sizes wide is one of the board's (40 mm against

@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     dice.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     dice.add_argument("--json", action="store_true", help="one JSON line per image")
     dice.add_argument("--die-size", type=float, default=None, metavar="PX",
-                      help="expected die width in pixels (default: as in the training photos)")
+                      help="expected die width in pixels (default: found in each picture)")
     dice.add_argument("--camera-height", type=camera_height, default=None, metavar="MM",
                       help="the lens's height above the board, looking down at the picture's "
                            "centre: flat dice off that centre show side faces (default: every "
@@ -52,7 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ev.add_argument("folder", type=Path, metavar="DIR", help="folder with labels.json and images")
     ev.add_argument("--split", default=None, help="only images of this split (e.g. test)")
     ev.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    ev.add_argument("--die-size", type=float, default=None, metavar="PX")
+    ev.add_argument("--die-size", type=float, default=None, metavar="PX",
+                    help="die width in pixels (default: the labels' die_px, else found in "
+                         "each picture)")
     ev.set_defaults(func=_run_eval)
 
 
@@ -71,11 +73,17 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def _reader(die_size: float | None, parallax=None):  # -> DiceReader, imported lazily
-    """The dice reader for dice `die_size` px wide (default: the photos') seen by a camera
-    with that `vision.parallax.Parallax` (default: none, looking straight at every die)."""
+def _reader(die_size: float | None, parallax=None, any_size: bool = False):
+    """The dice reader (imported lazily) for dice `die_size` px wide (default: the photos')
+    seen by a camera with that `vision.parallax.Parallax` (default: none, looking straight at
+    every die); with no size nor camera and `any_size`, the reader that finds each picture's
+    die sizes itself (`vision.dice_scale`)."""
     from vision.dice import DiceReader
 
+    if die_size is None and parallax is None and any_size:
+        from vision.dice_scale import AnySizeDiceReader
+
+        return AnySizeDiceReader()
     if die_size is None:
         return DiceReader(parallax=parallax)
     return DiceReader(die_size_px=die_size, parallax=parallax)
@@ -84,10 +92,14 @@ def _reader(die_size: float | None, parallax=None):  # -> DiceReader, imported l
 def _run_dice(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.dice import DiceInputError
+    from vision.dice import DiceInputError, DiceModelError
     from vision.parallax import Parallax
 
-    reader = _reader(args.die_size)
+    try:
+        reader = _reader(args.die_size, any_size=args.camera_height is None)
+    except DiceModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     status = 0
     for path in args.images:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
@@ -166,6 +178,7 @@ def board_json(board: object) -> dict:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
+    from vision.dice import DiceModelError
     from vision.dice_eval import EvalReport, LabelError, evaluate, load_labels
 
     if _holds_boards(args.folder):
@@ -175,16 +188,16 @@ def _run_eval(args: argparse.Namespace) -> int:
         images = load_labels(args.folder, args.split)
         report = EvalReport()
         # --die-size wins; else each image's own `die_px` (the renderer writes it), else the
-        # photos' size. Each image's camera (the renderer writes it) says what side faces flat
-        # dice show.
+        # reader finds each picture's sizes. Each image's camera (the renderer writes it) says
+        # what side faces flat dice show.
         groups: dict[tuple, list] = {}
         for im in images:
             size = im.die_px if args.die_size is None else args.die_size
             groups.setdefault((size, im.parallax), []).append(im)
         for (size, parallax), group in groups.items():
-            reader = _reader(size, parallax)
+            reader = _reader(size, parallax, any_size=True)
             evaluate(lambda im, r=reader: [(d.value, d.box) for d in r.read(im)], group, report)
-    except LabelError as exc:
+    except (LabelError, DiceModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:

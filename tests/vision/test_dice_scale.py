@@ -1,0 +1,109 @@
+"""The scale search of the reader for dice of any size (`vision.dice_scale`), without models:
+which level keeps a die of each size, and how one reading per die is chosen."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision import dice_model as dm
+from vision.dice_scale import (
+    BAND,
+    CLASSIFIER_FILE,
+    DETECTOR_FILE,
+    LARGEST_SHARE,
+    SMALLEST_DIE_PX,
+    choose,
+    conflicts,
+    in_band,
+    pyramid_scales,
+)
+
+
+def die(cx: float, cy: float, size: float, score: float = 0.9) -> dm.Candidate:
+    return dm.Candidate(cx, cy, size, size, score)
+
+
+def probs(rows: list[tuple[float, int, float]]) -> np.ndarray:
+    """Class probabilities from (P(die), value, P(value)) rows, the rest spread evenly."""
+    out = np.zeros((len(rows), dm.NUM_CLASSES))
+    for k, (p_die, value, p_value) in enumerate(rows):
+        out[k, dm.NOT_A_DIE] = 1.0 - p_die
+        out[k, value] = p_value
+        rest = [c for c in range(1, dm.NUM_CLASSES) if c != value]
+        out[k, rest] = max(0.0, p_die - p_value) / len(rest)
+    return out
+
+
+@pytest.mark.parametrize(("height", "width"), [(640, 640), (1080, 1920), (480, 640), (3000, 4000)])
+def test_every_die_size_from_the_smallest_to_half_the_picture_has_a_level(height, width) -> None:
+    scales = pyramid_scales(height, width)
+    assert scales == sorted(scales, reverse=True)
+    smallest = max(SMALLEST_DIE_PX, min(height, width) / 80)
+    for size in np.geomspace(smallest, LARGEST_SHARE * min(height, width), 60):
+        levels = [s for s in scales if in_band(die(0, 0, size), s)]
+        assert 1 <= len(levels) <= 2, (size, levels)
+
+
+def test_a_level_keeps_only_its_own_octave() -> None:
+    scale = pyramid_scales(640, 640)[1]
+    middle = math.sqrt(BAND[0] * BAND[1]) / scale
+    assert in_band(die(0, 0, middle), scale)
+    assert not in_band(die(0, 0, middle / 2.5), scale)
+    assert not in_band(die(0, 0, middle * 2.5), scale)
+
+
+def test_pips_inside_a_die_conflict_with_it_but_dice_side_by_side_do_not() -> None:
+    big = die(100, 100, 60)
+    assert conflicts(die(85, 85, 14), big, 0.8)  # a pip in its corner
+    assert conflicts(big, die(115, 115, 14), 0.8)
+    assert not conflicts(big, die(160, 100, 60), 0.8)  # a die pressed against it
+    assert not conflicts(die(85, 85, 14), die(115, 115, 14), 0.8)  # two pips: each alone
+
+
+def test_a_two_whose_pips_read_as_ones_at_a_finer_scale_gives_one_reading_of_two() -> None:
+    """The issue's failure: at a scale where the die looks four times too big, each pip of a
+    2 was a die showing 1. The die's own scale reads it surely, and its box holds both pips'
+    centres, so the pips are the die again, not two dice."""
+    candidates = [die(100, 100, 60, 0.8), die(82, 82, 15, 0.95), die(118, 118, 15, 0.95)]
+    rows = [(0.99, 2, 0.97), (0.8, 1, 0.6), (0.8, 1, 0.6)]
+    got = choose(candidates, probs(rows), (640, 640), 0.5, 0.35, 0.8)
+    assert [(r.value, r.box) for r in got] == [(2, (70, 70, 130, 130))]
+
+
+def test_the_same_die_found_at_two_levels_is_read_once_at_the_surer_one() -> None:
+    candidates = [die(300, 200, 40, 0.7), die(302, 199, 44, 0.7)]
+    got = choose(candidates, probs([(0.95, 3, 0.6), (0.99, 5, 0.98)]), (640, 640), 0.5, 0.35,
+                 0.8)
+    assert [r.value for r in got] == [5]
+
+
+def test_a_candidate_that_is_no_die_is_dropped_and_an_unreadable_die_is_reported_unread() -> None:
+    candidates = [die(100, 100, 30), die(300, 300, 30), die(500, 500, 30)]
+    got = choose(candidates, probs([(0.2, 4, 0.2), (0.9, 6, 0.3), (0.95, 1, 0.9)]), (640, 640),
+                 0.5, 0.35, 0.8)
+    assert [(r.value, r.cocked, r.box[0]) for r in got] == [(1, False, 485), (None, True, 285)]
+
+
+def test_boxes_are_clipped_to_the_picture() -> None:
+    got = choose([die(5, 630, 30)], probs([(0.99, 2, 0.99)]), (640, 640), 0.5, 0.35, 0.8)
+    assert got[0].box == (0, 615, 20, 640)
+
+
+@pytest.mark.skipif(not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),
+                    reason="vision/models/dice_*_any.onnx missing (tools/train_dice_any_size.py)")
+def test_vision_dice_without_a_size_names_a_picture_too_small_for_a_die(tmp_path) -> None:
+    import json
+
+    import cv2
+
+    from tests.cli import spieltisch
+
+    path = tmp_path / "tiny.png"
+    cv2.imwrite(str(path), np.full((12, 40, 3), 128, np.uint8))
+    result = spieltisch("vision", "dice", str(path), "--json")
+    line = json.loads(result.stdout)
+    assert result.returncode == 1
+    assert set(line) == {"image", "error"} and "too small" in line["error"], line

@@ -1,0 +1,217 @@
+"""Reading dice in a photo whose die size nobody gave (issue 27): a search over scales.
+
+The sized reader (`vision.dice.DiceReader`) shrinks the picture so that dice of the size it is
+told are 20 px wide for its detector. A photo of unknown dice may hold dice 10 px or 180 px
+wide, several sizes in one picture when the camera looks at the table from the side. Run at
+one wrong size, a big die's pips look like dice (a 2 became two dice showing 1) and a tilted
+die's side face like another die.
+
+`AnySizeDiceReader` runs a detector trained on dice of every size (`dice_detector_any.onnx`)
+on a pyramid of the picture, each level half the size of the one before, and keeps from each
+level only the candidates whose box comes out in that level's band of sizes. Every candidate
+is then cut from the full picture at its own size and read by a classifier trained on real
+dice of every size and view (`dice_classifier_any.onnx`), which learned pips, pip groups,
+side faces and groups of dice as "not a die" (the sized reader's photo classifier gives a
+second opinion on the value: `with_second_opinion`). Candidates are taken strongest first
+(detector score x the classifier's P(die) x P(value)); one whose centre lies in a taken
+die's box, or whose box holds a taken die's centre, is that die seen at another scale (or a
+part of it) and dropped: one die gives one reading. The models come from
+`tools/train_dice_any_size.py` (`vision/models/README.md`).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import dice_model as dm
+from vision.dice import DiceInputError, DieReading, _as_bgr, classify_views
+
+DETECTOR_FILE = dm.MODEL_DIR / "dice_detector_any.onnx"
+CLASSIFIER_FILE = dm.MODEL_DIR / "dice_classifier_any.onnx"
+
+#: A die's width at the detector's input on the level that keeps it: the geometric middle of
+#: the band below (the sized reader's `detector_die_px` too).
+LEVEL_DIE_PX = dm.REFERENCE_DIE_PX * dm.DETECTOR_SCALE
+#: Each pyramid level is this much smaller than the one before.
+LEVEL_STEP = 2.0
+#: A level keeps the candidates whose box (its longer side, at the detector's input) lies in
+#: this band: the level's own octave, a little wider each way so a die on the border between
+#: two levels is kept by one of them at least (the taking order drops the other).
+BAND = (LEVEL_DIE_PX / math.sqrt(LEVEL_STEP) * 0.9, LEVEL_DIE_PX * math.sqrt(LEVEL_STEP) * 1.1)
+#: Dice narrower than this cannot be read (their pips are a pixel or two) ...
+SMALLEST_DIE_PX = 10.0
+#: ... nor narrower than the picture's short side over this: a large frame is not searched for
+#: dice a thousandth of it (that level alone would cost more than all others).
+SHORT_SIDE_DICE = 80.0
+#: And no die is wider than half the picture's short side.
+LARGEST_SHARE = 0.5
+
+
+def pyramid_scales(height: int, width: int) -> list[float]:
+    """The factors the picture is resized by for the detector, largest first: one level per
+    octave of die sizes from the smallest readable die to half the picture."""
+    short = min(height, width)
+    smallest = max(SMALLEST_DIE_PX, short / SHORT_SIDE_DICE)
+    largest = LARGEST_SHARE * short
+    scales = []
+    die = smallest * math.sqrt(LEVEL_STEP)  # the middle of the first level's octave
+    while die / math.sqrt(LEVEL_STEP) < largest:
+        scales.append(LEVEL_DIE_PX / die)
+        die *= LEVEL_STEP
+    return scales
+
+
+def in_band(c: dm.Candidate, scale: float) -> bool:
+    """True when the candidate's box, at the detector's input of its level, is that level's."""
+    return BAND[0] <= max(c.width, c.height) * scale <= BAND[1]
+
+
+def detect_levels(net: cv2.dnn.Net, image: np.ndarray, threshold: float) -> list[dm.Candidate]:
+    """The detector's candidates over the pyramid, each kept by its own level only, the same
+    die's several peaks on one level merged (`dm.split_duplicates`; the hidden ones dropped)."""
+    h, w = image.shape[:2]
+    found: list[dm.Candidate] = []
+    for scale in pyramid_scales(h, w):
+        net.setInput(dm.to_blob([dm.detector_input(image, scale)]))
+        level = dm.decode_detections(net.forward()[0], scale, threshold, max_candidates=128)
+        found += dm.split_duplicates([c for c in level if in_band(c, scale)])[0]
+    return found
+
+
+def die_crop(image: np.ndarray, cx: float, cy: float, side: float, angle_deg: float = 0.0,
+             mirrored: bool = False) -> np.ndarray:
+    """The classifier's `dm.CROP_SIZE` square showing `side` px around (cx, cy), turned by
+    `angle_deg` and mirrored if asked (training). A large die is first shrunk with area
+    averaging, so its crop is not an aliased sample of every fifth pixel."""
+    factor = dm.CROP_SIZE / side
+    if factor < 0.5:
+        reach = int(side) + 2  # covers the square turned by any angle
+        x0, y0 = max(0, int(cx) - reach), max(0, int(cy) - reach)
+        part = image[y0 : int(cy) + reach + 1, x0 : int(cx) + reach + 1]
+        pre = 2.0 * factor  # leave the last factor 2 to the warp
+        image = cv2.resize(part, None, fx=pre, fy=pre, interpolation=cv2.INTER_AREA)
+        cx, cy, side = (cx - x0) * pre, (cy - y0) * pre, side * pre
+    m = dm.crop_matrix(cx, cy, side, angle_deg)
+    if mirrored:
+        m[0] = -m[0]
+        m[0, 2] += dm.CROP_SIZE
+    return cv2.warpAffine(image, m, (dm.CROP_SIZE, dm.CROP_SIZE), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def conflicts(a: dm.Candidate, b: dm.Candidate, shrink: float) -> bool:
+    """True when either one's centre lies in the other's box shrunk by `shrink`: one die seen
+    twice, or a part of a die (pips, a side face) seen as a die of its own."""
+    dx, dy = abs(a.cx - b.cx), abs(a.cy - b.cy)
+    return ((dx <= shrink * b.width / 2 and dy <= shrink * b.height / 2)
+            or (dx <= shrink * a.width / 2 and dy <= shrink * a.height / 2))
+
+
+class AnySizeDiceReader:
+    """Finds and reads dice of any size in BGR images; construct once, call `read` per image.
+
+    Thresholds as in `vision.dice.DiceReader`: `detect_threshold` on the detector's heat,
+    `die_threshold` on P(die), `read_threshold` on the best value's probability (below it the
+    die is reported unread: `value=None, cocked=True`, so nobody takes a guess for a roll);
+    `views` and `sure` as there. `overlap`: two readings conflict when one's centre lies in
+    the other's box shrunk by it (`conflicts`). `second_opinion`: the value is the mean of
+    this classifier's and the photos' classifier's (`with_second_opinion`). Not thread-safe
+    (OpenCV DNN networks).
+    """
+
+    def __init__(self, model_dir: Path | None = None, *, detect_threshold: float = 0.3,
+                 die_threshold: float = 0.7, read_threshold: float = 0.35, views: int = 8,
+                 sure: float = 0.9, overlap: float = 0.8, second_opinion: bool = True) -> None:
+        folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
+        self._detector = dm.load_net(folder / DETECTOR_FILE.name)
+        self._classifier = dm.load_net_with_outputs(
+            folder / CLASSIFIER_FILE.name, (1, 3, dm.CROP_SIZE, dm.CROP_SIZE), dm.NUM_CLASSES,
+            f"the reader needs {dm.NUM_CLASSES} classes (train it anew with "
+            "tools/train_dice_any_size.py)")
+        #: the sized reader's classifier for photos, asked about every value too
+        self._second = (dm.load_net_with_outputs(
+            folder / dm.CLASSIFIER_FILE.name, (1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
+            dm.NUM_CLASSES, "the photos' classifier of the sized reader") if second_opinion
+            else None)
+        if not 0.0 < overlap <= 1.0:
+            raise ValueError(f"overlap must lie in (0, 1], got {overlap}")
+        self.detect_threshold = detect_threshold
+        self.die_threshold = die_threshold
+        self.read_threshold = read_threshold
+        self.views = views
+        self.sure = sure
+        self.overlap = overlap
+
+    def detect(self, image_bgr: np.ndarray) -> list[dm.Candidate]:
+        """Stage 1 alone: every level's candidates, before the classifier and the choice."""
+        return detect_levels(self._detector, _as_bgr(image_bgr), self.detect_threshold)
+
+    def read(self, image_bgr: np.ndarray) -> list[DieReading]:
+        """The dice in the image, highest confidence first, one reading per die."""
+        image = _as_bgr(image_bgr)
+        if min(image.shape[:2]) < 2 * SMALLEST_DIE_PX:
+            raise DiceInputError(f"image is {image.shape[1]}x{image.shape[0]} pixels: too "
+                                 f"small to hold a readable die")
+        candidates = detect_levels(self._detector, image, self.detect_threshold)
+        if not candidates:
+            return []
+        crops = [die_crop(image, c.cx, c.cy, dm.crop_side(c.width, c.height))
+                 for c in candidates]
+        probs = classify_views(self._classifier, crops, self.views, self.sure)
+        if self._second is not None:
+            probs = with_second_opinion(
+                probs, classify_views(self._second, crops, self.views, self.sure))
+        return choose(candidates, probs, image.shape[:2], self.die_threshold,
+                      self.read_threshold, self.overlap)
+
+
+def with_second_opinion(own: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Class probabilities whose P(die) is the any-size classifier's (`own`: it alone learned
+    parts and groups of dice as no die) and whose value is the mean of both classifiers'
+    value distributions: the sized reader's photo classifier (`second`) reads top-down dice
+    well (99 % on its test photos), the any-size one knows oblique dice and side faces. On
+    the held-out train photos the mean read 9 more top-down dice of 315 right and 5 fewer
+    oblique ones of 263 (docs/vision-dice.md, "Dice without a size")."""
+    out = np.zeros_like(own)
+    p_die = 1.0 - own[:, dm.NOT_A_DIE]
+    shares = [p[:, 1 : dm.COCKED] / np.clip(p[:, 1 : dm.COCKED].sum(axis=1, keepdims=True),
+                                            1e-9, None) for p in (own, second)]
+    out[:, dm.NOT_A_DIE] = own[:, dm.NOT_A_DIE]
+    out[:, 1 : dm.COCKED] = p_die[:, None] * (shares[0] + shares[1]) / 2
+    return out
+
+
+def choose(candidates: list[dm.Candidate], probs: np.ndarray, shape: tuple[int, int],
+           die_threshold: float, read_threshold: float, overlap: float) -> list[DieReading]:
+    """One reading per die from every level's candidates and their class probabilities
+    (not-a-die, 1..6, cocked): strongest first (detector score x P(die) x P(best value), so
+    the scale at which a die reads most surely wins), dropping those below `die_threshold`
+    and those that conflict with one taken (`conflicts` at `overlap`). A die whose best
+    value is below `read_threshold` is reported unread (`value=None, cocked=True`)."""
+    h, w = shape
+    p_die = 1.0 - probs[:, dm.NOT_A_DIE]
+    values = np.argmax(probs[:, 1 : dm.COCKED], axis=1) + 1
+    p_value = probs[np.arange(len(candidates)), values]
+    strength = np.array([c.score for c in candidates]) * p_die * p_value
+    taken: list[int] = []
+    for i in np.argsort(-strength, kind="stable").tolist():
+        if p_die[i] < die_threshold:
+            continue
+        if any(conflicts(candidates[i], candidates[j], overlap) for j in taken):
+            continue
+        taken.append(i)
+    readings = []
+    for i in taken:
+        c = candidates[i]
+        box = (max(0, round(c.cx - c.width / 2)), max(0, round(c.cy - c.height / 2)),
+               min(w, round(c.cx + c.width / 2)), min(h, round(c.cy + c.height / 2)))
+        if p_value[i] < read_threshold:
+            readings.append(DieReading(None, box, float(p_die[i]), True))
+        else:
+            readings.append(DieReading(int(values[i]), box, float(p_value[i]), False))
+    readings.sort(key=lambda r: -r.confidence)
+    return readings

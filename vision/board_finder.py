@@ -60,8 +60,15 @@ PEAK = 1.6
 #: ... and every other group of lines (outline, frame, halves, trays) at least this share: a
 #: wrong geometry can line its points up with the board's and still miss its trays.
 MIN_GROUP_HITS = 0.35
-#: Outline candidates refined and checked, the best-fitting first.
-TRIED = 4
+#: Distinct outline candidates (corners this many px apart) searched round, the best-fitting
+#: first, and of those the best refined and checked.
+DISTINCT_PX = 15.0
+SEARCHED = 10
+TRIED = 3
+#: Registration: the board's picture is searched this share of its size beyond its edges, at
+#: these scales of the candidate's.
+REGISTER_MARGIN = 0.15
+REGISTER_SCALES = (0.94, 0.97, 1.0, 1.03, 1.06)
 #: The grid round an outline candidate is searched in steps of this share of the board's
 #: diagonal (three either way: ±3 % of it).
 NEARBY_STEP = 0.01
@@ -277,9 +284,24 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
             f"{geo.height:g} mm ({expected:.2f}); check the geometry file or give --corners",
             NOT_THIS_BOARD)
     ranked.sort(key=lambda r: -r[0])
+    kept: list[tuple[float, np.ndarray, Lens]] = []
+    outer = board_corners(geo.width, geo.height)
+    for _, hom, lens in ranked:
+        corners = cv2.perspectiveTransform(outer.reshape(-1, 1, 2), hom).reshape(-1, 2)
+        if any(np.abs(corners - c).max() < DISTINCT_PX for _, c, _ in kept):
+            continue  # the same outline again
+        kept.append((0.0, corners, lens))
+        if len(kept) == SEARCHED:
+            break
+    near = []
+    for _, corners, lens in kept:
+        hom = _registered(gradient, cv2.findHomography(outer, corners, 0)[0], lens, edges, geo)
+        hom = refiner.nearby(hom, lens)
+        near.append((refiner.fit(hom, lens), hom, lens))
+    near.sort(key=lambda r: -r[0])
     found: list[tuple[float, str, np.ndarray, Lens, Agreement]] = []
-    for _, hom, lens in ranked[:TRIED]:
-        refined, lens, agree = refiner.refine(refiner.nearby(hom, lens), lens)
+    for _, hom, lens in near[:TRIED]:
+        refined, lens, agree = refiner.refine(hom, lens)
         hits, moved, groups = sharpness(edges, gradient,
                                         lambda p, m=refined, le=lens: to_image(m, le, p),
                                         period)
@@ -309,6 +331,45 @@ def _doubt(hits: float, moved: float, groups: dict[str, float]) -> str:
     if weak:
         return f"too few lines show of the {', '.join(weak)}"
     return ""
+
+
+def _registered(gradient: np.ndarray, hom: np.ndarray, lens: Lens, edges: LayoutEdges,
+                geo: BackgammonGeometry | MaednGeometry) -> np.ndarray:
+    """`hom` corrected by the shift and scale that lay the print's lines best over the
+    picture's edges, seen through `hom` (phase correlation over the whole board: a global
+    answer, where a local search would lock the points or fields one off)."""
+    margin = REGISTER_MARGIN * max(geo.width, geo.height)
+    w = round(geo.width + 2 * margin)
+    h = round(geo.height + 2 * margin)
+    template = np.zeros((h, w), np.float32)
+    for a, b in zip(edges.left, edges.right, strict=True):
+        cv2.line(template, (round(a[0] + margin), round(a[1] + margin)),
+                 (round(b[0] + margin), round(b[1] + margin)), 1.0, 1)
+    template = cv2.GaussianBlur(template, (0, 0), 2.0)
+    shift = np.array([[1.0, 0.0, -margin], [0.0, 1.0, -margin], [0.0, 0.0, 1.0]])
+    map_hom = hom @ shift
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    pix = to_image(map_hom, lens, np.column_stack([xs.ravel(), ys.ravel()]))
+    seen = cv2.remap(gradient, pix[:, 0].reshape(h, w).astype(np.float32),
+                     pix[:, 1].reshape(h, w).astype(np.float32), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT)
+    seen = cv2.GaussianBlur(seen, (0, 0), 2.0)
+    window = cv2.createHanningWindow((w, h), cv2.CV_32F)
+    best, best_fix = -1.0, np.eye(3)
+    centre = np.array([geo.width / 2, geo.height / 2])
+    for scale in REGISTER_SCALES:
+        zoom = np.array([[scale, 0.0, (1 - scale) * (centre[0] + margin)],
+                         [0.0, scale, (1 - scale) * (centre[1] + margin)]])
+        scaled = cv2.warpAffine(template, zoom, (w, h))
+        (dx, dy), response = cv2.phaseCorrelate(scaled, seen, window)
+        if response > best:
+            # Board point p is seen at (zoomed p + shift): the corrected homography sends p
+            # where hom sends that point.
+            best = response
+            best_fix = np.array([[scale, 0.0, (1 - scale) * centre[0] + dx],
+                                 [0.0, scale, (1 - scale) * centre[1] + dy],
+                                 [0.0, 0.0, 1.0]])
+    return hom @ best_fix
 
 
 def _targets(geo: BackgammonGeometry | MaednGeometry) -> list[np.ndarray]:

@@ -34,7 +34,6 @@ from typing import Any
 from bench.timing import print_table, summary
 from controller import config as table_config
 from controller.config import SimulatedGame
-from controller.events import ButtonPressed, NewGame
 from controller.frame_source import (
     Frame,
     Scene,
@@ -45,7 +44,6 @@ from controller.frame_source import (
 )
 from controller.referee import Referee
 from controller.rules import maedn
-from controller.signals import PlayAccepted, Turn
 from controller.table_app import (
     EmulatedDisplayBoard,
     FrameCalibration,
@@ -55,6 +53,8 @@ from controller.table_app import (
     TablePipeline,
     pin_factory,
 )
+from controller.words.events import ButtonPressed, NewGame
+from controller.words.signals import PlayAccepted, Turn
 
 SIZE = (1280, 720)
 FPS = 30.0
@@ -181,7 +181,7 @@ def _latency(skip_still: bool) -> list[list[Any]]:
 
 
 def _roll(value: int, t: float) -> Any:
-    from controller.events import ElectronicRoll
+    from controller.words.events import ElectronicRoll
 
     return ElectronicRoll(value=value, t=t)
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from controller.config import GAMES, SimulatedGame
-from controller.events import (
+from controller.words.buttons import Button
+from controller.words.events import (
     BackgammonBoard,
     Board,
     ButtonPressed,
@@ -31,7 +32,7 @@ from controller.events import (
     MaednBoard,
     NewGame,
 )
-from controller.signals import (
+from controller.words.signals import (
     EXPECT_CORRECT,
     EXPECT_MOVE,
     EXPECT_ROLL,
@@ -364,7 +365,7 @@ class SimulatedTable:
             return
         log.info("bots idle at %s: showing the board again", self._last_turn)
         self._plan += [_Show(bots.scene(hand=True), 2), _Show(bots.scene(), self.settle_frames)]
-        self._plan.append(_Press(ButtonPressed("done", seat=self._last_turn.seat)))
+        self._plan.append(_Press(ButtonPressed(Button.DONE, seat=self._last_turn.seat)))
 
     def on_signals(self, signals: list[Signal]) -> None:
         """The referee's answer to the last item: the bots plan what they do next."""
@@ -432,7 +433,7 @@ class SimulatedTable:
         assert bots is not None
         bots.before = bots.board
         if bots.electronic_die:
-            self._plan.append(_Press(ButtonPressed("roll", seat=seat)))
+            self._plan.append(_Press(ButtonPressed(Button.ROLL, seat=seat)))
             return
         count = 2 if bots.game.game == "backgammon" else 1
         bots.dice = bots.thrown = tuple(self.rng.randint(1, 6) for _ in range(count))
@@ -467,7 +468,7 @@ class SimulatedTable:
             self.stats.hands += 1
             self._plan += [_Show(bots.scene(), 2), _Show(bots.scene(hand=True), 3)]
         self._plan.append(_Show(bots.scene(), self.settle_frames))
-        self._plan.append(_Press(ButtonPressed("done", seat=seat)))
+        self._plan.append(_Press(ButtonPressed(Button.DONE, seat=seat)))
 
 
 def simulated_mount(seed: int, game: str, size: tuple[int, int]) -> Any:

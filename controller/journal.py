@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from controller import table_log
-from controller.events import Event
 from controller.table_log import TableLogError
+from controller.words.events import Event
 
 log = logging.getLogger(__name__)
 

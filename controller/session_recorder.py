@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller import table_log
-from controller.events import Event, NewGame
-from controller.signals import Signal
+from controller.words.events import Event, NewGame
+from controller.words.signals import Signal
 
 if TYPE_CHECKING:
     import numpy as np

@@ -33,7 +33,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller import config as table_config
-from controller.events import (
+from controller.frame_source import (
+    CameraFrames,
+    Frame,
+    RenderAhead,
+    SceneRenderer,
+    SimulatedTable,
+    electronic_die_game,
+    measured_camera_heights,
+)
+from controller.words.buttons import Button
+from controller.words.events import (
     BackgammonBoard,
     BoardObserved,
     ButtonPressed,
@@ -46,17 +56,16 @@ from controller.events import (
     PlayUnseen,
     ViewBlocked,
 )
-from controller.frame_source import (
-    CameraFrames,
-    Frame,
-    RenderAhead,
-    SceneRenderer,
-    SimulatedTable,
-    electronic_die_game,
-    measured_camera_heights,
+from controller.words.reasons import Reason, reason
+from controller.words.signals import (
+    EXPECT_CORRECT,
+    BoardDiffers,
+    GameOver,
+    Illegal,
+    Notice,
+    Signal,
+    Turn,
 )
-from controller.rules.reasons import Reason, reason
-from controller.signals import EXPECT_CORRECT, BoardDiffers, GameOver, Illegal, Notice, Signal, Turn
 
 if TYPE_CHECKING:
     import numpy as np
@@ -398,14 +407,14 @@ class CameraLostMode:
 
     def button(self, event: ButtonPressed, expect: str | None) -> tuple[list[Event], list[Signal]]:
         """(events for the referee, signals for the table) for one button press."""
-        if event.name == "roll" and expect in ("roll", "roll_again"):
+        if event.name is Button.ROLL and expect in ("roll", "roll_again"):
             self.proposed = tuple(self.rng.randint(1, 6) for _ in range(self.dice_count))
             dice = " ".join(str(v) for v in self.proposed)
             return [], [notice(CONFIRM_DICE, dice)]
-        if event.name == "done" and self.proposed:
+        if event.name is Button.DONE and self.proposed:
             dice, self.proposed = self.proposed, ()
             return [DiceObserved(values=dice, t=event.t)], []
-        if event.name == "done" and expect in ("move", "correct_board"):
+        if event.name is Button.DONE and expect in ("move", "correct_board"):
             return [PlayUnseen(seat=event.seat, t=event.t)], []
         return [event], []
 
@@ -548,7 +557,7 @@ class TableApp:
         levels: list[tuple[InputKey, bool]] = [(TRAY, bool(devices.dice_tray.is_active))]
         levels += [(("ButtonPressed", n, None), b.is_pressed) for n, b in devices.buttons.items()]
         levels += [
-            (("ButtonPressed", "done", seat), b.is_pressed)
+            (("ButtonPressed", Button.DONE, seat), b.is_pressed)
             for seat, b in devices.done_buttons.items()
         ]
         found = [self.stuck.watch(key, active, t) for key, active in levels]

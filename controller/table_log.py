@@ -12,7 +12,8 @@ import logging
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from controller.events import (
+from controller.words.buttons import Button
+from controller.words.events import (
     BackgammonBoard,
     BoardObserved,
     ButtonPressed,
@@ -31,7 +32,6 @@ from controller.events import (
 log = logging.getLogger(__name__)
 
 GAMES = ("backgammon", "maedn")
-BUTTONS = ("done", "undo", "roll", "new_game", "double", "take", "drop")
 
 
 class TableLogError(ValueError):
@@ -239,8 +239,8 @@ def _side_counts(obj: dict[str, Any], key: str) -> tuple[int, int]:
 
 def _button(obj: dict[str, Any], t: float) -> ButtonPressed:
     name = obj.get("name")
-    if name not in BUTTONS:
-        raise TableLogError(f"'name' must be one of {', '.join(BUTTONS)}, got {name!r}")
+    if name not in tuple(Button):
+        raise TableLogError(f"'name' must be one of {', '.join(Button)}, got {name!r}")
     seat = obj.get("seat")
     if seat is not None:
         seat = _int(obj, "seat")

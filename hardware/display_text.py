@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from controller import signals as s
+from controller.words import signals as s
 from hardware.seat_colours import SeatColours
 
 WIDTH = 20

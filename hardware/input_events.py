@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from gpiozero import Button
 
-from controller.events import ButtonPressed, DieThrown, Event
+from controller.words.events import ButtonPressed, DieThrown, Event
 from hardware.devices import TableDevices
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.events import ButtonPressed, DieThrown, Event
+from controller.words.events import ButtonPressed, DieThrown, Event
 from hardware.camera import CameraProbe, probe_camera
 from hardware.devices import TableDevices
 from hardware.display_link import DisplayLink

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from controller import signals as s
+from controller.words import signals as s
 from hardware import display_text
 from hardware.devices import TableDevices
 from hardware.display_link import DisplayLink

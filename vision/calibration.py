@@ -20,8 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from controller.events import BackgammonBoard, MaednBoard
-from controller.rules.reasons import Reason, reason
+from controller.words import BackgammonBoard, MaednBoard, Reason, reason
 from vision import pieces
 from vision.geometry import (
     DIE_SIZE_MM,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import cv2
 import numpy as np
 
-from controller.events import BackgammonBoard, MaednBoard
+from controller.words import BackgammonBoard, MaednBoard
 from vision import pieces
 from vision.calibration import Calibration, check_image, die_size_px, warp_board
 from vision.geometry import BackgammonGeometry, MaednGeometry

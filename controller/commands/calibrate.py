@@ -54,7 +54,7 @@ def _grab(camera: int):  # -> np.ndarray | None
 def _run(args: argparse.Namespace) -> int:
     import cv2
 
-    from controller.rules.reasons import lookup
+    from controller.words.reasons import lookup
     from vision.calibration import CalibrationError, calibrate, overlay
     from vision.geometry import GeometryError
 

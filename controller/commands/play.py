@@ -82,9 +82,9 @@ def _watch(table: Any, game: str, variant: str, players: int, args: argparse.Nam
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
     from controller.referee import Referee
-    from controller.signals import GameOver
     from controller.sim.evening import run_game
     from controller.sim.terminal_view import CLEAR, frame
+    from controller.words.signals import GameOver
     from hardware import display_text
     from hardware.devices import TableDevices
     from hardware.pinmap import load_pinmap

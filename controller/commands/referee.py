@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from controller.referee import Referee, RefereeInputError
-    from controller.referee_turns import TableSettings
+    from controller.referee.turns import TableSettings
     from controller.table_log import TableLogError, parse_line
 
     referee = Referee(TableSettings(must_correct=args.must_correct))

@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.referee_turns import TableSettings
+    from controller.referee.turns import TableSettings
     from controller.sim.evening import GAMES, run_evening
 
     kinds = tuple(k for k in GAMES if args.game in (None, k[0]))

@@ -16,7 +16,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.events import BackgammonBoard
 from controller.rules import gnubg_id
 from controller.rules.backgammon_movegen import (
     Key,
@@ -38,8 +37,9 @@ from controller.rules.backgammon_options import (
 from controller.rules.dice import check_dice, opening_roll
 from controller.rules.errors import InvalidNotation, InvalidPosition, RulesError
 from controller.rules.notation import BAR, Move, format_moves, parse_moves
-from controller.rules.reasons import Reason, reason
 from controller.rules.verdict import Verdict
+from controller.words.events import BackgammonBoard
+from controller.words.reasons import Reason, reason
 
 log = logging.getLogger(__name__)
 
@@ -265,7 +265,7 @@ class Position:
     def from_events_board(
         board: BackgammonBoard, turn: int = 0, options: Options = STANDARD
     ) -> Position:
-        """From a stable camera reading (`controller.events.BackgammonBoard`)."""
+        """From a stable camera reading (`controller.words.events.BackgammonBoard`)."""
         return Position.from_board(
             board.points,
             (board.bar_white, board.bar_black),

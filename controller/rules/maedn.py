@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from controller.events import MaednBoard
 from controller.rules.errors import InvalidDice, InvalidPosition, RulesError
 from controller.rules.maedn_options import Options
-from controller.rules.reasons import Reason, reason
 from controller.rules.verdict import Verdict
+from controller.words.events import MaednBoard
+from controller.words.reasons import Reason, reason
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from controller.rules import gnubg_id
 from controller.rules.backgammon import Result
 from controller.rules.backgammon_options import STANDARD, Options
 from controller.rules.errors import RulesError
-from controller.rules.reasons import Reason, reason
+from controller.words.reasons import Reason, reason
 
 log = logging.getLogger(__name__)
 

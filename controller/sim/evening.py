@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.events import ElectronicRoll, Event
 from controller.referee import Referee
-from controller.referee_turns import TableSettings
-from controller.signals import GameOver, RollElectronicDie, Signal
+from controller.referee.turns import TableSettings
 from controller.sim.table import EventSource, Habits, SimulatedTable, Tally
+from controller.words.events import ElectronicRoll, Event
+from controller.words.signals import GameOver, RollElectronicDie, Signal
 
 log = logging.getLogger(__name__)
 

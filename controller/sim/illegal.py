@@ -11,9 +11,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from controller.events import BackgammonBoard, Board, MaednBoard
 from controller.rules import backgammon as bg
 from controller.rules import maedn
+from controller.words.events import BackgammonBoard, Board, MaednBoard
 
 Maker = Callable[[Any, tuple[int, ...], random.Random], Board | None]
 

@@ -14,7 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.events import (
+from controller.referee.turns import TableSettings
+from controller.sim.illegal import make_illegal
+from controller.words.buttons import Button
+from controller.words.events import (
     BackgammonBoard,
     Board,
     BoardObserved,
@@ -26,8 +29,7 @@ from controller.events import (
     Tick,
     ViewBlocked,
 )
-from controller.referee_turns import TableSettings
-from controller.signals import (
+from controller.words.signals import (
     EXPECT_CORRECT,
     EXPECT_MOVE,
     EXPECT_ROLL,
@@ -42,7 +44,6 @@ from controller.signals import (
     Signal,
     Turn,
 )
-from controller.sim.illegal import make_illegal
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +158,8 @@ class SimulatedTable:
             match signal:
                 case CubeOffered():
                     self.tally.doubles += 1
-                    answer = "take" if self.rng.random() < self.habits.take_rate else "drop"
+                    takes = self.rng.random() < self.habits.take_rate
+                    answer = Button.TAKE if takes else Button.DROP
                     return [ButtonPressed(answer, seat=1 - signal.seat, t=self._later(3.0))]
                 case DiceAccepted():
                     if self.stray_pending:
@@ -203,7 +205,7 @@ class SimulatedTable:
 
     def _roll(self, seat: int) -> list[Event]:
         if self.game == "maedn" and self.options.die == "electronic":
-            return [ButtonPressed("roll", seat=seat, t=self._later(1.0))]
+            return [ButtonPressed(Button.ROLL, seat=seat, t=self._later(1.0))]
         n = 2 if self.game == "backgammon" else 1
         values = tuple(self.rng.randint(1, 6) for _ in range(n))
         events: list[Event] = [DieThrown(t=self._later(1.0))]
@@ -219,7 +221,7 @@ class SimulatedTable:
         if self.game != "backgammon" or self.rng.random() >= self.habits.double_rate:
             return []
         self.doubling = seat
-        return [ButtonPressed("double", seat=seat, t=self._later(1.0))]
+        return [ButtonPressed(Button.DOUBLE, seat=seat, t=self._later(1.0))]
 
     def _move(self, seat: int) -> list[Event]:
         pos = self._position(seat)
@@ -275,7 +277,7 @@ class SimulatedTable:
                 return self._roll(following)
         if not self.settings.done_button:
             return [Tick(t=self._later(self.settings.settle_time + 0.5))]
-        return [ButtonPressed("done", seat=seat, t=self._later(0.5))]
+        return [ButtonPressed(Button.DONE, seat=seat, t=self._later(0.5))]
 
     def _put_back(self) -> list[Event]:
         assert self.before is not None
@@ -302,7 +304,7 @@ class SimulatedTable:
         self.last_play = None
         self.board = board
         return [
-            ButtonPressed("undo", long=True, t=self._later(1.0)),
+            ButtonPressed(Button.UNDO, long=True, t=self._later(1.0)),
             ViewBlocked(t=self._later(1.0)),
             BoardObserved(board, t=self._later(2.0)),
         ]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.events import BackgammonBoard, Board, MaednBoard
-from controller.signals import Signal
+from controller.words.events import BackgammonBoard, Board, MaednBoard
+from controller.words.signals import Signal
 
 RESET = "\x1b[0m"
 CLEAR = "\x1b[H\x1b[2J"

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from controller.events import ButtonPressed, NewGame
 from controller.game_export import ExportError, records_from_events, to_maedn_json, to_mat
 from controller.rules import backgammon as bg
 from controller.rules import maedn
 from controller.sim.evening import play_game
 from controller.sim.table import Habits
+from controller.words.events import ButtonPressed, NewGame
 
 
 def _events(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from controller.events import (
+from controller.referee import Referee
+from controller.sim.evening import play_game
+from controller.sim.table import Habits
+from controller.words.events import (
     BoardObserved,
     ButtonPressed,
     DiceObserved,
@@ -10,8 +13,7 @@ from controller.events import (
     NewGame,
     OpeningRoll,
 )
-from controller.referee import Referee
-from controller.signals import (
+from controller.words.signals import (
     BoardDiffers,
     DiceAccepted,
     GameOver,
@@ -21,8 +23,6 @@ from controller.signals import (
     ThreeTries,
     Turn,
 )
-from controller.sim.evening import play_game
-from controller.sim.table import Habits
 
 HOUSE4 = (-1, -1, -1, -1)
 

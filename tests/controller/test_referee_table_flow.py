@@ -9,7 +9,12 @@ import random
 
 import pytest
 
-from controller.events import (
+from controller.referee import Referee, RefereeInputError
+from controller.referee.turns import TableSettings
+from controller.rules import backgammon as bg
+from controller.sim.evening import play_game, run_evening, run_game
+from controller.sim.table import Habits, SimulatedTable
+from controller.words.events import (
     BackgammonBoard,
     BoardObserved,
     ButtonPressed,
@@ -20,10 +25,7 @@ from controller.events import (
     Tick,
     ViewBlocked,
 )
-from controller.referee import Referee, RefereeInputError
-from controller.referee_turns import TableSettings
-from controller.rules import backgammon as bg
-from controller.signals import (
+from controller.words.signals import (
     BoardDiffers,
     DiceAccepted,
     ExtraRoll,
@@ -35,8 +37,6 @@ from controller.signals import (
     RollElectronicDie,
     Turn,
 )
-from controller.sim.evening import play_game, run_evening, run_game
-from controller.sim.table import Habits, SimulatedTable
 
 DONE0 = ButtonPressed("done", seat=0)
 

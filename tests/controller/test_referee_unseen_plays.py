@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 
 from controller import table_log
-from controller.events import BoardObserved, ButtonPressed, DiceObserved, NewGame, PlayUnseen
 from controller.referee import Referee
-from controller.referee_turns import BOARD_TAKEN, IMPOSSIBLE_BOARD, PLAY_UNSEEN
+from controller.referee.turns import BOARD_TAKEN, IMPOSSIBLE_BOARD, PLAY_UNSEEN
 from controller.rules import backgammon as bg
 from controller.rules import maedn
-from controller.signals import (
+from controller.words.events import BoardObserved, ButtonPressed, DiceObserved, NewGame, PlayUnseen
+from controller.words.signals import (
     EXPECT_MOVE,
     EXPECT_ROLL,
     EXPECT_ROLL_AGAIN,

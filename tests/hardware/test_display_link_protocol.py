@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from controller.events import ButtonPressed, DieThrown
+from controller.words.events import ButtonPressed, DieThrown
 from hardware import frame_codec as codec
 from hardware.board_emulator import Emulator
 from hardware.display_link import DisplayLink

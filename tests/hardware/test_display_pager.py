@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from controller import signals as s
+from controller.words import signals as s
 from hardware.devices import TableDevices
 from hardware.display_link import DisplayLink
 from hardware.display_pager import DisplayPager

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller import signals as s
+from controller.words import signals as s
 from firmware import charset
 from hardware.display_text import CUT, Lines, message_for, pages_for, step_pages
 from hardware.seat_colours import SeatColours
@@ -81,8 +81,8 @@ def test_every_reason_shows_whole_over_pages_with_the_fields_on_each(lang: str) 
     """Every reason the table can give, as an illegal move with fields to put back: each page
     keeps the header and the fields, a page that goes on ends in "...", and the pages together
     show the reason word for word (the first page alone used to be all the players saw)."""
-    from controller import referee_backgammon, referee_maedn  # noqa: F401 - their reasons
-    from controller.rules.reasons import CATALOG
+    from controller.referee import backgammon, maedn  # noqa: F401 - their reasons
+    from controller.words.reasons import CATALOG
 
     fields = "Felder: 5, 11" if lang == "de" else "Fields: 5, 11"
     longer = 0
@@ -124,12 +124,12 @@ def test_the_terminal_gets_the_whole_message_on_one_line() -> None:
 
 @pytest.mark.parametrize("lang", ["de", "en"])
 def test_every_reason_to_roll_again_shows_whole(lang: str) -> None:
-    from controller import referee_backgammon, referee_maedn, referee_turns
+    from controller.referee import backgammon, maedn, turns
 
-    reasons = [referee_turns.COCKED, referee_turns.OUTSIDE, referee_turns.DICE_COUNT,
-               referee_backgammon.OPENING_TIE, referee_maedn.OPENING_TIE]
+    reasons = [turns.COCKED, turns.OUTSIDE, turns.DICE_COUNT, backgammon.OPENING_TIE,
+               maedn.OPENING_TIE]
     for why in reasons:
-        lines = first_page(referee_turns.reroll(1, why), lang)
+        lines = first_page(turns.reroll(1, why), lang)
         assert _words(lines[1:]) == why.text(lang).split(), lines
 
 

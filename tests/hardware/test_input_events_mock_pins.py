@@ -6,7 +6,7 @@ import dataclasses
 import queue
 import time
 
-from controller.events import ButtonPressed, DieThrown
+from controller.words.events import ButtonPressed, DieThrown
 from hardware.input_events import InputEvents
 from hardware.pinmap import load_pinmap
 from tests.hardware.mock_table import gpio, mock_table

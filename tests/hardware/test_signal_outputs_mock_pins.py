@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from controller import signals as s
+from controller.words import signals as s
 from hardware.seat_colours import SeatColours
 from hardware.signal_outputs import SignalOutputs
 from tests.hardware.mock_table import gpio, mock_table

@@ -22,9 +22,9 @@ from typing import Any
 
 from controller import config as table_config
 from controller import table_log
-from controller.events import BoardObserved
 from controller.frame_source import Scene, SceneRenderer
 from controller.table_app import build_app
+from controller.words.events import BoardObserved
 
 SIZE = (960, 540)
 

@@ -23,10 +23,18 @@ from typing import Any
 
 from controller import config as table_config
 from controller import table_log
-from controller.events import DieThrown
-from controller.referee_turns import BOARD_TAKEN, PLAY_UNSEEN
+from controller.referee.turns import BOARD_TAKEN, PLAY_UNSEEN
 from controller.rules import maedn
-from controller.signals import (
+from controller.table_app import (
+    CAMERA_BACK,
+    CAMERA_LOST,
+    CONFIRM_DICE,
+    RESUMED,
+    SENSOR_STUCK,
+    build_app,
+)
+from controller.words.events import DieThrown
+from controller.words.signals import (
     EXPECT_MOVE,
     EXPECT_ROLL,
     EXPECT_SETUP,
@@ -36,14 +44,6 @@ from controller.signals import (
     Notice,
     PlayAccepted,
     Turn,
-)
-from controller.table_app import (
-    CAMERA_BACK,
-    CAMERA_LOST,
-    CONFIRM_DICE,
-    RESUMED,
-    SENSOR_STUCK,
-    build_app,
 )
 from hardware.board_emulator import read_dump
 from tests.integration.table_harness import Collector, RenderedCamera, press, write_scene

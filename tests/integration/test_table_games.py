@@ -16,11 +16,11 @@ import pytest
 
 from controller import config as table_config
 from controller.config import SimulatedGame
-from controller.events import ViewBlocked
 from controller.frame_source import SceneRenderer, SimulatedTable, measured_camera_heights
 from controller.referee import Referee
-from controller.signals import GameOver, Illegal, PlayAccepted, Reroll
 from controller.table_app import FrameCalibration, GameVision, TableApp, TablePipeline
+from controller.words.events import ViewBlocked
+from controller.words.signals import GameOver, Illegal, PlayAccepted, Reroll
 from tests.integration.table_harness import Collector
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from controller.events import (
+from controller.journal import Journal
+from controller.referee import Referee
+from controller.rules import backgammon as bg
+from controller.table_app import (
+    RESUMED,
+    SENSOR_STUCK,
+    ObservationEvents,
+    StuckInputFilter,
+    TablePipeline,
+)
+from controller.words.events import (
     BackgammonBoard,
     BoardObserved,
     ButtonPressed,
@@ -16,17 +26,7 @@ from controller.events import (
     NewGame,
     ViewBlocked,
 )
-from controller.journal import Journal
-from controller.referee import Referee
-from controller.rules import backgammon as bg
-from controller.signals import EXPECT_MOVE, EXPECT_ROLL, Notice, Turn
-from controller.table_app import (
-    RESUMED,
-    SENSOR_STUCK,
-    ObservationEvents,
-    StuckInputFilter,
-    TablePipeline,
-)
+from controller.words.signals import EXPECT_MOVE, EXPECT_ROLL, Notice, Turn
 from tests.integration.table_harness import Collector
 from vision.dice import DieReading
 from vision.observation import BLOCKED, Observation
@@ -221,7 +221,6 @@ def test_the_simulated_table_is_calibrated_with_its_mounts_measured_height() -> 
     """As a builder measures the lens's height with a tape (docs/calibration.md), the simulated
     table tells its calibration each mount's height to the centimetre; told nothing, the
     calibration assumes the 650 mm of a table whose builder did not measure."""
-    from controller.events import MaednBoard
     from controller.frame_source import (
         Scene,
         SceneRenderer,
@@ -229,6 +228,7 @@ def test_the_simulated_table_is_calibrated_with_its_mounts_measured_height() -> 
         simulated_mount,
     )
     from controller.table_app import FrameCalibration
+    from controller.words.events import MaednBoard
     from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
 
     size = (640, 360)

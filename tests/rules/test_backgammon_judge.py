@@ -7,11 +7,11 @@ import textwrap
 
 import pytest
 
-from controller.events import BackgammonBoard
 from controller.rules import backgammon as bg
 from controller.rules import match
 from controller.rules.errors import InvalidDice, InvalidPosition
-from controller.rules.reasons import CATALOG, Reason
+from controller.words.events import BackgammonBoard
+from controller.words.reasons import CATALOG, Reason
 
 
 def _differences(a: bg.Position, b: bg.Position) -> int:

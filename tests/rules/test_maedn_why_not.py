@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from controller.events import MaednBoard
 from controller.rules import maedn
 from controller.rules.errors import InvalidDice, InvalidPosition, RulesError
-from controller.rules.reasons import CATALOG
 from controller.rules.verdict import Verdict
+from controller.words.events import MaednBoard
+from controller.words.reasons import CATALOG
 
 HOFER = maedn.Options.preset("hofer")
 E = [-1, -1, -1, -1]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.events import BackgammonBoard, MaednBoard
+from controller.words.events import BackgammonBoard, MaednBoard
 from vision.calibration import STANDARD_BACKGAMMON, calibrate, maedn_start
 from vision.frame_reader import FrameReader
 from vision.pieces import ColourModel

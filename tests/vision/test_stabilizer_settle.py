@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from controller.events import MaednBoard
+from controller.words.events import MaednBoard
 from vision.calibration import calibrate, maedn_start
 from vision.frame_reader import FrameReader
 from vision.observation import BLOCKED, Observation

@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
-from controller.events import (
+from controller.rules.errors import RulesError
+from controller.words.buttons import Button
+from controller.words.events import (
     Board,
     BoardObserved,
     ButtonPressed,
@@ -30,9 +32,8 @@ from controller.events import (
     Tick,
     ViewBlocked,
 )
-from controller.rules.errors import RulesError
-from controller.rules.reasons import Reason, reason
-from controller.signals import (
+from controller.words.reasons import Reason, reason
+from controller.words.signals import (
     EXPECT_CORRECT,
     EXPECT_MOVE,
     EXPECT_ROLL,
@@ -362,13 +363,13 @@ class TurnReferee(Generic[PosT]):
 
     def _button(self, event: ButtonPressed) -> list[Signal]:
         s = self.state
-        if event.name == "undo" and event.long:
+        if event.name is Button.UNDO and event.long:
             return self._undo(event.t)
-        if event.name == "roll":
+        if event.name is Button.ROLL:
             if s.phase is Phase.ROLL:
                 return self.roll_button()
             return []
-        if event.name != "done":
+        if event.name is not Button.DONE:
             return self.other_button(event)
         if s.phase not in (Phase.MOVE, Phase.CORRECT):
             return []

@@ -13,8 +13,7 @@ import dataclasses
 import logging
 from dataclasses import replace
 
-from controller.events import Board, MaednBoard
-from controller.referee_turns import (
+from controller.referee.turns import (
     Phase,
     TableSettings,
     TurnReferee,
@@ -24,8 +23,9 @@ from controller.referee_turns import (
 )
 from controller.rules import maedn
 from controller.rules.errors import InvalidPosition
-from controller.rules.reasons import Reason, reason
-from controller.signals import (
+from controller.words.events import Board, MaednBoard
+from controller.words.reasons import Reason, reason
+from controller.words.signals import (
     EXPECT_MOVE,
     EXPECT_ROLL_AGAIN,
     DiceAccepted,

@@ -11,8 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from controller.events import BackgammonBoard, Board, ButtonPressed
-from controller.referee_turns import (
+from controller.referee.turns import (
     Phase,
     TableSettings,
     TurnReferee,
@@ -23,8 +22,10 @@ from controller.referee_turns import (
 from controller.rules import backgammon as bg
 from controller.rules.errors import InvalidPosition, RulesError
 from controller.rules.match import R_PENDING, CubeError, Match
-from controller.rules.reasons import Reason, reason
-from controller.signals import (
+from controller.words.buttons import Button
+from controller.words.events import BackgammonBoard, Board, ButtonPressed
+from controller.words.reasons import Reason, reason
+from controller.words.signals import (
     EXPECT_ANSWER_DOUBLE,
     EXPECT_MOVE,
     EXPECT_ROLL_AGAIN,
@@ -203,19 +204,19 @@ class BackgammonReferee(TurnReferee[bg.Position]):
         s = self.state
         match: Match = s.match
         try:
-            if event.name == "double":
+            if event.name is Button.DOUBLE:
                 seat = self.seat() if event.seat is None else event.seat
                 if s.phase is not Phase.ROLL or not s.first_roll_done or seat != self.seat():
                     return [notice(DOUBLE_BEFORE_ROLL)]
                 offered = match.offer_double(seat)
                 self.state = replace(s, match=offered)
                 return [CubeOffered(seat, offered.cube * 2), Turn(1 - seat, EXPECT_ANSWER_DOUBLE)]
-            if event.name in ("take", "drop"):
+            if event.name in (Button.TAKE, Button.DROP):
                 doubler = match.offered_by
                 answering = event.seat
                 if answering is None:
                     answering = 1 - doubler if doubler is not None else 1 - self.seat()
-                if event.name == "take":
+                if event.name is Button.TAKE:
                     taken = match.take(answering)
                     self.state = replace(s, match=taken)
                     return [CubeTaken(answering, taken.cube), expect_roll(self.seat())]

@@ -13,11 +13,12 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from controller.events import ButtonPressed, DiceObserved, ElectronicRoll, Event, NewGame
-from controller.referee_turns import Phase, TableSettings, TurnReferee, expect_roll, notice
+from controller.referee.turns import Phase, TableSettings, TurnReferee, expect_roll, notice
 from controller.rules.errors import RulesError
-from controller.rules.reasons import reason
-from controller.signals import Signal
+from controller.words.buttons import Button
+from controller.words.events import ButtonPressed, DiceObserved, ElectronicRoll, Event, NewGame
+from controller.words.reasons import reason
+from controller.words.signals import Signal
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ class Referee:
         if self.game is None:
             asked = isinstance(event, ButtonPressed | DiceObserved | ElectronicRoll)
             return [notice(NO_GAME)] if asked else []
-        if isinstance(event, ButtonPressed) and event.name == "new_game":
+        if isinstance(event, ButtonPressed) and event.name is Button.NEW_GAME:
             return self._next_game()
         return self.game.handle(event)
 
@@ -95,13 +96,13 @@ def _make_game(
     event: NewGame, settings: TableSettings, rules: dict[str, Any], carry: Any
 ) -> TurnReferee[Any]:
     if event.game == "backgammon":
-        from controller.referee_backgammon import BackgammonReferee
+        from controller.referee.backgammon import BackgammonReferee
         from controller.rules import backgammon as bg
 
         options = _with_rules(bg.Options.preset(event.variant), rules)
         return BackgammonReferee(options, settings, event.match_length, carry)
     if event.game == "maedn":
-        from controller.referee_maedn import MaednReferee
+        from controller.referee.maedn import MaednReferee
         from controller.rules import maedn
 
         options = _with_rules(maedn.Options.preset(event.variant), rules)

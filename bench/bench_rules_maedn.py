@@ -66,8 +66,8 @@ def measure(players: int, count: int = POSITIONS, seed: int = 1) -> dict[str, li
             pos = maedn.Position.from_pieces(
                 ms.openspiel_pieces(state, players), players, seat, OPTIONS
             )
-            moves = pos.legal_moves(die)
-            seen = pos.after(die, rng.choice(moves)).to_board() if moves else pos.to_board()
+            moves = pos.legal_plays(die)
+            seen = pos.apply(rng.choice(moves), die).to_board() if moves else pos.to_board()
             samples["ours"].append(_per_call_us(pos.legal_moves, die))
             samples["judge"].append(_per_call_us(pos.judge, seen, die))
             samples["openspiel"].append(_per_call_us(state.legal_actions))

@@ -108,7 +108,7 @@ def _latency(skip_still: bool) -> list[list[Any]]:
     samples_display: list[float] = []
     frame_ms: list[float] = []
     with _table("maedn", seed, skip_still) as (pipeline, outputs, link, devices):
-        pos = maedn.Position.initial(2, opts)
+        pos = maedn.Position.initial(opts, players=2)
         t = 0.0
         pipeline.handle(NewGame("maedn", "vegas", 2, t=t), "table")
         frames: dict[Scene, Any] = {}
@@ -130,18 +130,18 @@ def _latency(skip_still: bool) -> list[list[Any]]:
         rng = random.Random(5)
         while len(samples_led) < LATENCY_SAMPLES:
             if pos.is_over():
-                pos = maedn.Position.initial(2, opts)
+                pos = maedn.Position.initial(opts, players=2)
                 pipeline.handle(NewGame("maedn", "vegas", 2, t=t), "table")
                 feed(Scene(pos.to_board()), 12)
             seat = pos.turn
             die = rng.randint(1, 6)
             outputs.show(pipeline.handle(ButtonPressed("roll", seat, t=t)))
             outputs.show(pipeline.handle(_roll(die, t)))
-            moves = pos.legal_moves(die)
+            moves = pos.legal_plays(die)
             if not moves:
-                pos = pos.after(die, None)
+                pos = pos.apply(None, die)
                 continue
-            after = pos.after(die, moves[0])
+            after = pos.apply(moves[0], die)
             feed(Scene(pos.to_board(), hand=True), 3)
             outputs.show(pipeline.handle(ButtonPressed("done", seat, t=t)))
             board = Scene(after.to_board())

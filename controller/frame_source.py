@@ -198,7 +198,7 @@ class GameBots:
 
             self._maedn = maedn
             self.options = maedn.Options.preset(game.variant)
-            self.board = maedn.Position.initial(game.players, self.options).to_board()
+            self.board = maedn.Position.initial(self.options, players=game.players).to_board()
         self.dice: tuple[int, ...] = ()  # the dice the table accepted: the bots play these
         self.thrown: tuple[int, ...] = ()  # the dice lying on the table
         self.throws = 0  # physical throws so far: the renderer lands each one elsewhere
@@ -224,7 +224,7 @@ class GameBots:
             return [pos.apply(play).to_board() for play in pos.legal_plays(tuple(self.dice))]
         pos = self._maedn_position(seat)
         die = self.dice[0]
-        return [pos.after(die, move).to_board() for move in pos.legal_moves(die)]
+        return [pos.apply(move, die).to_board() for move in pos.legal_plays(die)]
 
     def choose(self, seat: int, boards: list[Board], rng: random.Random) -> Board:
         """The play a bot makes. Mensch bots play with purpose, as people do (capture, run the
@@ -245,19 +245,12 @@ class GameBots:
     def _bg_position(self, seat: int) -> Any:
         b = self.board
         assert isinstance(b, BackgammonBoard)
-        return self._bg.Position.from_board(
-            list(b.points),
-            bar=(b.bar_white, b.bar_black),
-            off=(b.off_white, b.off_black),
-            turn=seat,
-            options=self.options,
-        )
+        return self._bg.Position.from_board(b, seat, self.options)
 
     def _maedn_position(self, seat: int) -> Any:
         assert isinstance(self.board, MaednBoard)
-        return self._maedn.Position.from_board(
-            self.board, self.game.players, seat, self.options
-        )
+        board = self.board
+        return self._maedn.Position.from_board(board, seat, self.options, players=self.game.players)
 
     def illegal_board(self, seat: int) -> tuple[str, Board] | None:
         """(kind, board) of an illegal play a careless player might leave, of any named kind."""

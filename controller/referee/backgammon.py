@@ -20,10 +20,11 @@ from controller.referee.turns import (
     reroll,
 )
 from controller.rules import backgammon as bg
-from controller.rules.errors import InvalidPosition, RulesError
-from controller.rules.match import R_PENDING, CubeError, Match
+from controller.rules.errors import CubeError, InvalidPosition, RulesError
+from controller.rules.games import BACKGAMMON
+from controller.rules.match import R_PENDING, Match
 from controller.words.buttons import Button
-from controller.words.events import BackgammonBoard, Board, ButtonPressed
+from controller.words.events import BackgammonBoard, Board, ButtonPressed, NewGame
 from controller.words.reasons import Reason, reason
 from controller.words.signals import (
     EXPECT_ANSWER_DOUBLE,
@@ -67,6 +68,8 @@ SIDES = ("white", "black")
 class BackgammonReferee(TurnReferee[bg.Position]):
     """One backgammon game; `match` carries score and Crawford state from the previous game."""
 
+    game = BACKGAMMON
+
     def __init__(
         self,
         options: bg.Options,
@@ -80,14 +83,17 @@ class BackgammonReferee(TurnReferee[bg.Position]):
         start = match if match is not None else Match(length=match_length, options=options)
         self.state = replace(self.state, match=start)
 
+    @classmethod
+    def start(
+        cls, options: bg.Options, settings: TableSettings, event: NewGame, carry: Match | None
+    ) -> BackgammonReferee:
+        return cls(options, settings, event.match_length, carry)
+
     def seat(self) -> int:
         return int(self.state.pos.turn)
 
     def board_of(self, pos: bg.Position) -> Board:
         return pos.to_board()
-
-    def dice_count(self) -> int:
-        return 2
 
     def cocked_rerolls(self) -> bool:
         return bool(self.options.cocked_die_rerolls)
@@ -112,7 +118,7 @@ class BackgammonReferee(TurnReferee[bg.Position]):
     def adopt(self, board: Board) -> list[Signal]:
         if not isinstance(board, BackgammonBoard):
             raise InvalidPosition("a backgammon game needs a backgammon board")
-        pos = bg.Position.from_events_board(board, self.seat(), self.options)
+        pos = bg.Position.from_board(board, self.seat(), self.options)
         result = pos.result()
         if result is not None:
             self.state = replace(self.state, pos=pos, phase=Phase.OVER, dice=())
@@ -155,13 +161,7 @@ class BackgammonReferee(TurnReferee[bg.Position]):
             return None
         opponent = 1 - self.seat()
         try:
-            after = bg.Position.from_board(
-                board.points,
-                bar=_bar(board),
-                off=_off(board),
-                turn=opponent,
-                options=self.options,
-            )
+            after = bg.Position.from_board(board, opponent, self.options)
         except RulesError as exc:
             log.info("illegal play cannot stand, the board is impossible: %s", exc)
             return None

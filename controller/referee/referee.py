@@ -13,8 +13,11 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from controller.referee.backgammon import BackgammonReferee
+from controller.referee.maedn import MaednReferee
 from controller.referee.turns import Phase, TableSettings, TurnReferee, expect_roll, notice
 from controller.rules.errors import RulesError
+from controller.rules.games import Game, game_named
 from controller.words.buttons import Button
 from controller.words.events import ButtonPressed, DiceObserved, ElectronicRoll, Event, NewGame
 from controller.words.reasons import reason
@@ -34,6 +37,11 @@ MATCH_OVER = reason(
 )
 
 
+REFEREES: dict[str, type[TurnReferee[Any]]] = {
+    referee.game.name: referee for referee in (BackgammonReferee, MaednReferee)
+}
+
+
 class RefereeInputError(ValueError):
     """An event that cannot apply (unknown variant, bad option); the state is unchanged."""
 
@@ -49,6 +57,11 @@ class Referee:
     @property
     def phase(self) -> Phase | None:
         return self.game.state.phase if self.game else None
+
+    @property
+    def rules(self) -> Game | None:
+        """The game being judged (how many dice a roll has, ...), None before the first."""
+        return self.game.game if self.game else None
 
     def handle(self, event: Event) -> list[Signal]:
         if isinstance(event, NewGame):
@@ -95,19 +108,9 @@ class Referee:
 def _make_game(
     event: NewGame, settings: TableSettings, rules: dict[str, Any], carry: Any
 ) -> TurnReferee[Any]:
-    if event.game == "backgammon":
-        from controller.referee.backgammon import BackgammonReferee
-        from controller.rules import backgammon as bg
-
-        options = _with_rules(bg.Options.preset(event.variant), rules)
-        return BackgammonReferee(options, settings, event.match_length, carry)
-    if event.game == "maedn":
-        from controller.referee.maedn import MaednReferee
-        from controller.rules import maedn
-
-        options = _with_rules(maedn.Options.preset(event.variant), rules)
-        return MaednReferee(options, settings, event.players)
-    raise RefereeInputError(f"unknown game {event.game!r}; known: backgammon, maedn")
+    game = game_named(event.game)
+    options = _with_rules(game.options(event.variant), rules)
+    return REFEREES[game.name].start(options, settings, event, carry)
 
 
 def _with_rules(options: Any, rules: dict[str, Any]) -> Any:

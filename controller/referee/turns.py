@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
 from controller.rules.errors import RulesError
+from controller.rules.games import Game
 from controller.words.buttons import Button
 from controller.words.events import (
     Board,
@@ -27,6 +28,7 @@ from controller.words.events import (
     DiceObserved,
     ElectronicRoll,
     Event,
+    NewGame,
     OpeningRoll,
     PlayUnseen,
     Tick,
@@ -156,12 +158,22 @@ class TurnState(Generic[PosT]):
 
 
 class TurnReferee(Generic[PosT]):
-    """Shared turn cycle; subclasses implement the hooks marked below."""
+    """Shared turn cycle; subclasses name their `game` and implement the hooks marked below."""
+
+    game: ClassVar[Game]
 
     def __init__(self, pos: PosT, settings: TableSettings) -> None:
         self.settings = settings
         self.state: TurnState[PosT] = TurnState(pos=pos, phase=Phase.ROLL)
         self.history: list[TurnState[PosT]] = []
+
+    @classmethod
+    def start(
+        cls, options: Any, settings: TableSettings, event: NewGame, carry: Any
+    ) -> TurnReferee[PosT]:
+        """The game `event` starts, with its rule options; `carry` is what `carry()` of the
+        previous game of the match returned (None: a fresh game)."""
+        raise NotImplementedError
 
     # ---- hooks for the game -------------------------------------------------------------
 
@@ -186,9 +198,6 @@ class TurnReferee(Generic[PosT]):
     def illegal_stands(self, board: Board) -> list[Signal] | None:
         """The next roll came on an illegal board: let it stand (signals) or None (correct it)."""
         return None
-
-    def dice_count(self) -> int:
-        raise NotImplementedError
 
     def diff(self, expected: Board, observed: Board) -> tuple[list[str], list[str]]:
         """(fields that differ, what each must show) between two boards."""
@@ -286,7 +295,7 @@ class TurnReferee(Generic[PosT]):
             return [reroll(seat, COCKED)]
         if any(event.outside) and self.cocked_rerolls():
             return [reroll(seat, OUTSIDE)]
-        if len(event.values) != self.dice_count():
+        if len(event.values) != self.game.dice:
             return [reroll(seat, DICE_COUNT)]
         blocked = self.roll_blocked()
         if blocked is not None:

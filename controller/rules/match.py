@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from controller.rules import gnubg_id
 from controller.rules.backgammon import Result
 from controller.rules.backgammon_options import STANDARD, Options
-from controller.rules.errors import RulesError
+from controller.rules.errors import CubeError, RulesError
 from controller.words.reasons import Reason, reason
 
 log = logging.getLogger(__name__)
@@ -67,14 +67,6 @@ R_CUBE_MAX = reason(
     "Der Verdopplungswürfel ist am Höchstwert",
     "The cube is at its highest value",
 )
-
-
-class CubeError(RulesError):
-    """A cube action the rules do not allow now; `reason` is what the table shows."""
-
-    def __init__(self, why: Reason) -> None:
-        super().__init__(why.en)
-        self.reason = why
 
 
 @dataclass(frozen=True, slots=True)

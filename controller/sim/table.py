@@ -318,17 +318,17 @@ class SimulatedTable:
             return bg.Position.initial(self.options)
         from controller.rules import maedn
 
-        return maedn.Position.initial(self.players, self.options)
+        return maedn.Position.initial(self.options, players=self.players)
 
     def _position(self, seat: int) -> Any:
         if self.game == "backgammon":
             from controller.rules import backgammon as bg
 
             assert isinstance(self.board, BackgammonBoard)
-            return bg.Position.from_events_board(self.board, seat, self.options)
+            return bg.Position.from_board(self.board, seat, self.options)
         from controller.rules import maedn
 
-        return maedn.Position.from_board(self.board, self.players, seat, self.options)
+        return maedn.Position.from_board(self.board, seat, self.options, players=self.players)
 
     def _legal_steps(self, pos: Any) -> list[Board]:
         """The boards a player shows while making a random legal play, checker by checker."""
@@ -338,10 +338,10 @@ class SimulatedTable:
             play = self.rng.choice(pos.legal_plays(self.dice))
             moves = play.moves
             return [pos.apply(bg.Play(moves[: k + 1])).to_board() for k in range(len(moves))]
-        moves = pos.legal_moves(self.dice[0])
+        moves = pos.legal_plays(self.dice[0])
         if not moves:
             return []
-        return [pos.after(self.dice[0], self.rng.choice(moves)).to_board()]
+        return [pos.apply(self.rng.choice(moves), self.dice[0]).to_board()]
 
     def _later(self, seconds: float) -> float:
         self.t = round(self.t + seconds, 3)

@@ -25,7 +25,7 @@ from controller.words.events import (
 )
 
 BG_START = bg.Position.initial().to_board()
-MD_START = maedn.Position.initial(4).to_board()
+MD_START = maedn.Position.initial(players=4).to_board()
 
 times = st.floats(0, 1000, allow_nan=False)
 new_games = st.one_of(

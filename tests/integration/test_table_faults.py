@@ -153,8 +153,8 @@ def _play_turns(
             turn = table.wait_for(_turn, seen=seen)
             die = [s["values"][0] for s in seen if s["type"] == "dice_accepted"][-1]
         if turn["expect"] == "move":
-            pos = maedn.Position.from_board(board, 2, seat, VEGAS)
-            board = pos.after(die, pos.legal_moves(die)[0]).to_board()
+            pos = maedn.Position.from_board(board, seat, VEGAS, players=2)
+            board = pos.apply(pos.legal_plays(die)[0], die).to_board()
             write_scene(scene, board)
             time.sleep(0.8)  # the board settles under the camera
             table.press(f"press done {seat}")
@@ -165,7 +165,7 @@ def _play_turns(
 def test_power_cut_mid_game_resumes_and_the_display_says_so(tmp_path: Path) -> None:
     config = _config(tmp_path)
     scene = tmp_path / "scene.json"
-    board = maedn.Position.initial(2, VEGAS).to_board()
+    board = maedn.Position.initial(VEGAS, players=2).to_board()
     write_scene(scene, board)
     _calibrate(tmp_path, scene, "maedn", 2)
     table = Harness(tmp_path, config, scene)
@@ -247,7 +247,7 @@ def test_camera_unplugged_play_goes_on_with_buttons_and_judging_resumes(tmp_path
     config = _config(tmp_path, "maedn", "schmidt", 2, lost_after_s=1.0)
     scene = tmp_path / "scene.json"
     options = maedn.Options.preset("schmidt")
-    pos = maedn.Position.initial(2, options)
+    pos = maedn.Position.initial(options, players=2)
     write_scene(scene, pos.to_board())
     with _running_table(tmp_path, config, scene, 2) as (app, seen):
         seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
@@ -262,8 +262,8 @@ def test_camera_unplugged_play_goes_on_with_buttons_and_judging_resumes(tmp_path
             press(app, f"press done {seat}")
             assert seen.wait_for(lambda s: isinstance(s, DiceAccepted)) == DiceAccepted(seat, dice)
             assert seen.wait_for(lambda s: isinstance(s, Turn)) == Turn(seat, EXPECT_MOVE)
-            moves = pos.legal_moves(dice[0])
-            after = pos.after(dice[0], moves[0] if moves else None)
+            moves = pos.legal_plays(dice[0])
+            after = pos.apply(moves[0] if moves else None, dice[0])
             press(app, f"press done {seat}")
             seen.wait_for(_notice(PLAY_UNSEEN.key))
             seat = seen.wait_for(lambda s: isinstance(s, Turn)).seat
@@ -277,8 +277,8 @@ def test_camera_unplugged_play_goes_on_with_buttons_and_judging_resumes(tmp_path
         accepted = seen.wait_for(lambda s: isinstance(s, DiceAccepted))
         assert accepted.seat == seat
         die = accepted.values[0]  # what the camera read is what the referee holds them to
-        assert pos.legal_moves(die), f"no move with {die} on {pos}"
-        moved = pos.after(die, pos.legal_moves(die)[0])
+        assert pos.legal_plays(die), f"no move with {die} on {pos}"
+        moved = pos.apply(pos.legal_plays(die)[0], die)
         write_scene(scene, moved.to_board(), dice=(die,))
         time.sleep(0.6)  # the board holds for the settle time
         press(app, f"press done {seat}")
@@ -295,7 +295,7 @@ def test_the_display_turns_between_what_is_wrong_and_what_to_do(tmp_path: Path) 
     stays on "please roll"."""
     config = _config(tmp_path, "maedn", "schmidt", 2, page_s=0.5)
     scene = tmp_path / "scene.json"
-    start = maedn.Position.initial(2, maedn.Options.preset("schmidt")).to_board()
+    start = maedn.Position.initial(maedn.Options.preset("schmidt"), players=2).to_board()
     write_scene(scene, start)
     dump = tmp_path / "data" / "board.json"
     with _running_table(tmp_path, config, scene, 2) as (_app, seen):
@@ -328,7 +328,7 @@ def test_display_unplugged_leds_carry_on_and_the_screen_comes_back(tmp_path: Pat
             time.sleep(0.05)
         config = _config(tmp_path, port=str(board_port))
         scene = tmp_path / "scene.json"
-        write_scene(scene, maedn.Position.initial(2, VEGAS).to_board())
+        write_scene(scene, maedn.Position.initial(VEGAS, players=2).to_board())
         with _running_table(tmp_path, config, scene, 2) as (app, seen):
             seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
             _screen(dump, "ist dran")
@@ -360,7 +360,7 @@ def test_display_unplugged_leds_carry_on_and_the_screen_comes_back(tmp_path: Pat
 def test_stuck_dice_tray_sensor_is_reported_once_and_ignored(tmp_path: Path) -> None:
     config = _config(tmp_path)
     scene = tmp_path / "scene.json"
-    write_scene(scene, maedn.Position.initial(2, VEGAS).to_board())
+    write_scene(scene, maedn.Position.initial(VEGAS, players=2).to_board())
     with _running_table(tmp_path, config, scene, 2) as (app, seen):
         seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
         press(app, "press tray")

@@ -19,6 +19,7 @@ from typing import Any, get_args, get_type_hints
 
 from controller.rules.games import GAMES as RULES
 from controller.rules.games import NAMES
+from controller.words import catalogue
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ PLAYERS = {name: game.players for name, game in RULES.items()}
 COLOURS = ("white", "black", "yellow", "green", "red", "blue")
 CAMERA_SOURCES = ("simulated", "opencv", "picamera2")
 PIN_FACTORIES = ("mock", "lgpio", "default")
-LANGUAGES = ("de", "en")
+LANGUAGES = catalogue.LANGUAGES
 ENV_VAR = "SPIELTISCH_CONFIG"
 
 

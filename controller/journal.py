@@ -96,6 +96,12 @@ class Journal:
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
 
+    def last_time(self) -> float:
+        """The time (`t`) of the last event stored, 0.0 in an empty journal: where the table's
+        clock goes on from after a restart."""
+        row = self._db.execute("SELECT line FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        return table_log.parse_line(row[0]).t if row else 0.0
+
     def current_game(self) -> list[Event]:
         """The events from the last `new_game` on: replaying them restores the table."""
         row = self._db.execute("SELECT MAX(seq) FROM events WHERE type = 'new_game'").fetchone()

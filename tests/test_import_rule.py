@@ -7,7 +7,9 @@
     firmware/               nothing of the project but firmware
     shell                   everything else in `controller/`: may import all of the above
 
-Every import counts, also those inside functions and under `TYPE_CHECKING`.
+Every import counts, also those inside functions and under `TYPE_CHECKING`. Inside functions
+the table program imports only what is optional (Pi-only packages); everything else at the top,
+so a module's dependencies stand in its first lines.
 """
 
 from __future__ import annotations
@@ -91,3 +93,35 @@ def test_every_import_follows_the_rule(path: Path) -> None:
         if target is not None and target not in ALLOWED[own]:
             wrong.append(f"{path.relative_to(ROOT)}:{line}: {own} imports {imported} ({target})")
     assert not wrong, "\n".join(wrong)
+
+
+OPTIONAL = ("picamera2", "lgpio", "gpiozero.pins.lgpio")  # only on the Pi
+# The vision commands are being rewritten with vision/ and keep their lazy imports until then.
+OWN_IMPORTS = ("controller/commands/calibrate.py", "controller/commands/vision.py")
+
+
+def imports_inside_functions(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Import):
+                    found += [(inner.lineno, alias.name) for alias in inner.names]
+                elif isinstance(inner, ast.ImportFrom) and inner.module:
+                    found.append((inner.lineno, inner.module))
+    return found
+
+
+def _shell_and_hardware() -> list[Path]:
+    return sorted(
+        path for package in ("controller", "hardware") for path in (ROOT / package).rglob("*.py")
+        if str(path.relative_to(ROOT)) not in OWN_IMPORTS
+    )
+
+
+@pytest.mark.parametrize("path", _shell_and_hardware(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_stand_at_the_top_except_optional_ones(path: Path) -> None:
+    inside = [f"{path.relative_to(ROOT)}:{line}: {name}"
+              for line, name in imports_inside_functions(path)
+              if not any(_within(name, optional) for optional in OPTIONAL)]
+    assert not inside, "\n".join(inside)

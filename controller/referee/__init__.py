@@ -4,7 +4,7 @@
 `backgammon.py` and `maedn.py` what each game adds to it.
 """
 
-from controller.referee.referee import Referee, RefereeInputError
+from controller.referee.referee import Referee, RefereeInputError, rule_options
 from controller.referee.turns import TableSettings
 
-__all__ = ["Referee", "RefereeInputError", "TableSettings"]
+__all__ = ["Referee", "RefereeInputError", "TableSettings", "rule_options"]

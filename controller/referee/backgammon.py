@@ -42,26 +42,10 @@ from controller.words.signals import (
 
 log = logging.getLogger(__name__)
 
-OPENING_TIE = reason(
-    "referee.opening_tie",
-    "Eröffnungswurf gleich: beide würfeln noch einmal",
-    "The opening roll is a tie: both roll again",
-)
-ILLEGAL_STANDS = reason(
-    "referee.illegal_play_stands",
-    "Der Gegner hat gewürfelt: der unzulässige Zug bleibt stehen",
-    "The opponent has rolled: the illegal play stands",
-)
-NO_LEGAL_PLAY = reason(
-    "referee.no_legal_play",
-    "Kein Zug möglich: bitte Fertig drücken",
-    "No legal move: please press done",
-)
-DOUBLE_BEFORE_ROLL = reason(
-    "referee.double_before_roll",
-    "Verdoppeln nur vor dem eigenen Wurf",
-    "Double only before your own roll",
-)
+OPENING_TIE = reason("referee.opening_tie")
+ILLEGAL_STANDS = reason("referee.illegal_play_stands")
+NO_LEGAL_PLAY = reason("referee.no_legal_play")
+DOUBLE_BEFORE_ROLL = reason("referee.double_before_roll")
 SIDES = ("white", "black")
 
 

@@ -43,11 +43,7 @@ log = logging.getLogger(__name__)
 
 GOAL_START = 40
 
-OPENING_TIE = reason(
-    "referee.opening_tie_maedn",
-    "Gleich hoch: wer gleich hoch warf, würfelt noch einmal",
-    "A tie for the highest roll: roll again",
-)
+OPENING_TIE = reason("referee.opening_tie_maedn")
 
 
 def field_name(pos: maedn.Position, seat: int, value: int) -> str:

@@ -18,6 +18,7 @@ from controller.referee.maedn import MaednReferee
 from controller.referee.turns import Phase, TableSettings, TurnReferee, expect_roll, notice
 from controller.rules.errors import RulesError
 from controller.rules.games import Game, game_named
+from controller.rules.match import Match
 from controller.words.buttons import Button
 from controller.words.events import ButtonPressed, DiceObserved, ElectronicRoll, Event, NewGame
 from controller.words.reasons import reason
@@ -25,16 +26,8 @@ from controller.words.signals import Signal
 
 log = logging.getLogger(__name__)
 
-NO_GAME = reason(
-    "referee.no_game",
-    "Kein Spiel läuft: bitte ein Spiel wählen",
-    "No game in progress: please choose a game",
-)
-MATCH_OVER = reason(
-    "referee.match_over",
-    "Das Match ist entschieden",
-    "The match is decided",
-)
+NO_GAME = reason("referee.no_game")
+MATCH_OVER = reason("referee.match_over")
 
 
 REFEREES: dict[str, type[TurnReferee[Any]]] = {
@@ -57,6 +50,11 @@ class Referee:
     @property
     def phase(self) -> Phase | None:
         return self.game.state.phase if self.game else None
+
+    @property
+    def match(self) -> Match | None:
+        """The backgammon match being played (score, cube, Crawford), None otherwise."""
+        return self.game.state.match if self.game else None
 
     @property
     def rules(self) -> Game | None:
@@ -82,10 +80,10 @@ class Referee:
 
     def _new_game(self, event: NewGame, carry: Any = None) -> list[Signal]:
         table = {k: v for k, v in event.options if k in TableSettings.KEYS}
-        rules = {k: v for k, v in event.options if k not in TableSettings.KEYS}
         try:
             settings = dataclasses.replace(self.base_settings, **table)
-            game = _make_game(event, settings, rules, carry)
+            options = rule_options(event)
+            game = REFEREES[event.game].start(options, settings, event, carry)
         except (RulesError, TypeError, ValueError) as exc:
             raise RefereeInputError(f"cannot start {event.game} {event.variant!r}: {exc}") from None
         self.game = game
@@ -105,12 +103,12 @@ class Referee:
         return self._new_game(self.new_game_event, carry)
 
 
-def _make_game(
-    event: NewGame, settings: TableSettings, rules: dict[str, Any], carry: Any
-) -> TurnReferee[Any]:
-    game = game_named(event.game)
-    options = _with_rules(game.options(event.variant), rules)
-    return REFEREES[game.name].start(options, settings, event, carry)
+def rule_options(event: NewGame) -> Any:
+    """The rules a new game is played by: its variant's preset with the single rules its
+    options switch (the table settings among them left out). RulesError or RefereeInputError
+    names an unknown game, variant or option."""
+    rules = {k: v for k, v in event.options if k not in TableSettings.KEYS}
+    return _with_rules(game_named(event.game).options(event.variant), rules)
 
 
 def _with_rules(options: Any, rules: dict[str, Any]) -> Any:

@@ -51,71 +51,19 @@ from controller.words.signals import (
 
 log = logging.getLogger(__name__)
 
-COCKED = reason(
-    "referee.cocked_die",
-    "Würfel schräg oder unlesbar: bitte neu würfeln",
-    "A die is cocked or unreadable: roll again",
-)
-OUTSIDE = reason(
-    "referee.die_outside",
-    "Würfel außerhalb der Schale: bitte neu würfeln",
-    "A die landed outside the tray: roll again",
-)
-DICE_COUNT = reason(
-    "referee.dice_count",
-    "Falsche Anzahl Würfel: bitte neu würfeln",
-    "Wrong number of dice: roll again",
-)
-NOT_ALLOWED = reason(
-    "referee.not_allowed",
-    "Dieser Zug ist nicht erlaubt",
-    "This move is not allowed",
-)
-IMPOSSIBLE_BOARD = reason(
-    "referee.impossible_board",
-    "Diese Stellung ist nicht möglich (Steine fehlen oder sind zu viel)",
-    "This position is impossible (pieces missing or too many)",
-)
-HAND_OVER_BOARD = reason(
-    "referee.view_blocked",
-    "Bitte die Hand vom Brett nehmen",
-    "Please take your hand off the board",
-)
-PLAY_UNSEEN = reason(
-    "referee.play_unseen",
-    "Zug nicht geprüft (keine Kamera)",
-    "Move not checked (no camera)",
-)
-BOARD_TAKEN = reason(
-    "referee.board_taken",
-    "Kamera sieht wieder: dieses Brett gilt jetzt",
-    "Camera sees again: this board now counts",
-)
-NOT_YOUR_TURN = reason(
-    "referee.not_your_turn",
-    "Nicht am Zug",
-    "Not your turn",
-)
-UNDONE = reason(
-    "referee.undone",
-    "Letzter Zug zurückgenommen: bitte die Steine zurückstellen",
-    "Last turn taken back: please put the pieces back",
-)
-NOTHING_TO_UNDO = reason(
-    "referee.nothing_to_undo",
-    "Es gibt keinen Zug zum Zurücknehmen",
-    "There is no turn to take back",
-)
-FOREIGN_BOARD = reason(
-    "referee.foreign_board",
-    "Dieses Brett gehört nicht zum laufenden Spiel",
-    "This board does not belong to the game in progress",
-)
-GAME_IS_OVER = reason(
-    "referee.game_over",
-    "Das Spiel ist zu Ende: für ein neues Spiel Neu drücken",
-    "The game is over: press new game to play again",
-)
+COCKED = reason("referee.cocked_die")
+OUTSIDE = reason("referee.die_outside")
+DICE_COUNT = reason("referee.dice_count")
+NOT_ALLOWED = reason("referee.not_allowed")
+IMPOSSIBLE_BOARD = reason("referee.impossible_board")
+HAND_OVER_BOARD = reason("referee.view_blocked")
+PLAY_UNSEEN = reason("referee.play_unseen")
+BOARD_TAKEN = reason("referee.board_taken")
+NOT_YOUR_TURN = reason("referee.not_your_turn")
+UNDONE = reason("referee.undone")
+NOTHING_TO_UNDO = reason("referee.nothing_to_undo")
+FOREIGN_BOARD = reason("referee.foreign_board")
+GAME_IS_OVER = reason("referee.game_over")
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,14 +372,7 @@ class TurnReferee(Generic[PosT]):
         self.state = replace(self.state, phase=Phase.CORRECT, differs=True)
         why = why or NOT_ALLOWED
         return [
-            Illegal(
-                seat=self.seat(),
-                reason_key=why.key,
-                reason_de=why.de,
-                reason_en=why.en,
-                fields=tuple(fields),
-                restore=tuple(restore),
-            ),
+            Illegal(self.seat(), why, tuple(fields), tuple(restore)),
             Turn(self.seat(), EXPECT_CORRECT),
         ]
 
@@ -464,12 +405,12 @@ class TurnReferee(Generic[PosT]):
 
 def reroll(seat: int, why: Reason) -> Reroll:
     """A Reroll signal carrying a catalog reason."""
-    return Reroll(seat=seat, reason_de=why.de, reason_en=why.en)
+    return Reroll(seat, why)
 
 
 def notice(why: Reason) -> Notice:
     """A Notice signal carrying a catalog reason."""
-    return Notice(key=why.key, text_de=why.de, text_en=why.en)
+    return Notice(why)
 
 
 def expect_roll(seat: int) -> Turn:

@@ -59,91 +59,23 @@ __all__ = [
 CHECKERS = 15
 
 
-R_BAR_FIRST = reason(
-    "bar_first",
-    "Ein Stein auf der Bar muss zuerst eingesetzt werden",
-    "A checker on the bar must enter first",
-)
-R_BLOCKED = reason(
-    "blocked_point",
-    "Dieser Punkt ist vom Gegner besetzt (zwei oder mehr Steine)",
-    "That point is blocked by the opponent (two or more checkers)",
-)
-R_INTERMEDIATE = reason(
-    "intermediate_blocked",
-    "Der Zwischenlandepunkt ist vom Gegner besetzt",
-    "The intermediate landing point is blocked by the opponent",
-)
-R_BOTH = reason(
-    "must_use_both",
-    "Beide Würfelzahlen müssen gezogen werden",
-    "Both numbers must be played",
-)
-R_HIGHER = reason(
-    "must_use_higher",
-    "Die höhere Zahl muss gezogen werden",
-    "The higher number must be played",
-)
-R_DOUBLE_ALL = reason(
-    "must_use_double",
-    "Der Pasch muss so weit wie möglich gezogen werden",
-    "The double must be played as far as possible",
-)
-R_DISTANCE = reason(
-    "wrong_distance",
-    "Die gezogenen Steine passen nicht zu den Würfeln",
-    "The checkers moved do not match the dice",
-)
-R_NOT_HOME = reason(
-    "bear_off_not_home",
-    "Auswürfeln erst, wenn alle 15 Steine im Heimfeld sind",
-    "Bearing off only once all 15 checkers are in the home board",
-)
-R_HIGHER_POINT = reason(
-    "bear_off_higher_point",
-    "Mit einer höheren Zahl nur vom höchsten besetzten Punkt auswürfeln",
-    "A higher number bears off only from the highest occupied point",
-)
-R_LOWER_FIRST = reason(
-    "lower_die_first",
-    "Die niedrigere Zahl muss zuerst gezogen werden",
-    "The lower number must be played first",
-)
-R_LOWER_BLOCKED = reason(
-    "lower_die_blocked",
-    "Die niedrigere Zahl kann nicht gezogen werden: der ganze Wurf verfällt",
-    "The lower number cannot be played: the whole roll is lost",
-)
-R_TOP_FIRST = reason(
-    "top_face_first",
-    "Erst die Oberseite des Pasches voll ziehen, dann die Unterseite",
-    "Play the top face of the double in full before the bottom face",
-)
-R_NO_MOVE = reason(
-    "no_move_possible",
-    "Kein Zug möglich: der Wurf verfällt",
-    "No move is possible: the roll is lost",
-)
-R_MUST_MOVE = reason(
-    "must_move",
-    "Ein Zug ist möglich und muss gezogen werden",
-    "A move is possible and must be played",
-)
-R_NO_CHECKER = reason(
-    "no_checker",
-    "Auf diesem Punkt steht kein eigener Stein",
-    "There is no own checker on that point",
-)
-R_OPPONENT = reason(
-    "opponent_moved",
-    "Steine des Gegners wurden bewegt",
-    "The opponent's checkers were moved",
-)
-R_BACKWARDS = reason(
-    "backwards",
-    "Steine ziehen nur vorwärts",
-    "Checkers move forward only",
-)
+R_BAR_FIRST = reason("bar_first")
+R_BLOCKED = reason("blocked_point")
+R_INTERMEDIATE = reason("intermediate_blocked")
+R_BOTH = reason("must_use_both")
+R_HIGHER = reason("must_use_higher")
+R_DOUBLE_ALL = reason("must_use_double")
+R_DISTANCE = reason("wrong_distance")
+R_NOT_HOME = reason("bear_off_not_home")
+R_HIGHER_POINT = reason("bear_off_higher_point")
+R_LOWER_FIRST = reason("lower_die_first")
+R_LOWER_BLOCKED = reason("lower_die_blocked")
+R_TOP_FIRST = reason("top_face_first")
+R_NO_MOVE = reason("no_move_possible")
+R_MUST_MOVE = reason("must_move")
+R_NO_CHECKER = reason("no_checker")
+R_OPPONENT = reason("opponent_moved")
+R_BACKWARDS = reason("backwards")
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,6 +323,13 @@ class Position:
         if problem is not None:
             raise IllegalMove(*problem)
         return self._after((mine, hits))
+
+    def steps(self, play: Play, dice: Sequence[int] | None = None) -> list[Position]:
+        """The positions after each checker move of `play` in order, as a camera sees the play
+        being made (the last is `apply(play, dice)`; `dice` as there)."""
+        if dice is not None:
+            self.apply(play, dice)
+        return [self.apply(Play(play.moves[: k + 1])) for k in range(len(play.moves))]
 
     def judge(self, after: Position | BackgammonBoard, dice: Sequence[int]) -> Verdict[Play]:
         """Was the change from this position to `after` a legal play of `dice`?

@@ -27,6 +27,7 @@ class Game:
     name: str
     players: tuple[int, ...]
     dice: int  # dice in one roll
+    cube: bool  # the game knows a doubling cube (a variant may switch it off)
     presets: Mapping[str, Any]  # variant name -> Options, in the order the docs list them
     default_variant: str
     board: type
@@ -53,6 +54,7 @@ BACKGAMMON = Game(
     name="backgammon",
     players=(2,),
     dice=2,
+    cube=True,
     presets=BACKGAMMON_PRESETS,
     default_variant="standard",
     board=BackgammonBoard,
@@ -63,6 +65,7 @@ MAEDN = Game(
     name="maedn",
     players=(2, 3, 4),
     dice=1,
+    cube=False,
     presets=MAEDN_PRESETS,
     default_variant="hofer",
     board=MaednBoard,

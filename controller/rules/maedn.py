@@ -40,97 +40,25 @@ GOAL_LAST = 43
 PIECES_PER_SEAT = 4
 MAX_TRIES = 3
 
-GAME_OVER = reason("maedn.game_over", "Das Spiel ist vorbei", "The game is over")
-NOT_YOUR_PIECE = reason(
-    "maedn.not_your_piece",
-    "Dieser Stein gehört nicht dem Spieler am Zug",
-    "That piece does not belong to the player on turn",
-)
-NO_PIECE_THERE = reason(
-    "maedn.no_piece_there",
-    "Dort steht kein eigener Stein",
-    "No own piece stands on that field",
-)
-SIX_TO_LEAVE_HOUSE = reason(
-    "maedn.six_to_leave_house",
-    "Nur mit einer 6 darf ein Stein aus dem Haus",
-    "Only a 6 lets a piece leave the house",
-)
-ENTER_ON_START_FIELD = reason(
-    "maedn.enter_on_start_field",
-    "Ein Stein aus dem Haus kommt auf das eigene Startfeld",
-    "A piece leaving the house goes onto its own start field",
-)
-START_FIELD_OWN_PIECE = reason(
-    "maedn.start_field_own_piece",
-    "Auf dem Startfeld steht schon ein eigener Stein",
-    "Your own piece already stands on your start field",
-)
-START_FIELD_BLOCKED = reason(
-    "maedn.start_field_blocked",
-    "Ein fremder Stein blockiert das Startfeld",
-    "An opponent's piece blocks your start field",
-)
-OVERSHOOT = reason(
-    "maedn.overshoot",
-    "Zu weit: ins Ziel muss genau gezogen werden",
-    "Too far: the goal needs the exact count",
-)
-WRONG_DISTANCE = reason(
-    "maedn.wrong_distance",
-    "Der Stein muss genau die gewürfelte Zahl vorwärts ziehen",
-    "The piece must move forward exactly the number rolled",
-)
-OWN_PIECE = reason(
-    "maedn.own_piece",
-    "Eigene Steine können nicht geschlagen werden",
-    "You cannot capture your own piece",
-)
-NO_JUMPING = reason(
-    "maedn.no_jumping",
-    "Steine dürfen nicht übersprungen werden",
-    "Pieces may not be jumped over",
-)
-START_FIELD_FIRST_SIX = reason(
-    "maedn.start_field_first_six",
-    "Der Stein auf dem Startfeld muss zuerst mit der 6 weiterziehen",
-    "The piece on your start field must move on first with the 6",
-)
-START_FIELD_FIRST = reason(
-    "maedn.start_field_first",
-    "Das Startfeld muss zuerst freigemacht werden",
-    "Clear your start field first",
-)
-SIX_MUST_BRING_OUT = reason(
-    "maedn.six_must_bring_out",
-    "Bei einer 6 muss ein Stein aus dem Haus kommen",
-    "A 6 must bring a piece out of the house",
-)
-MUST_CAPTURE = reason(
-    "maedn.must_capture",
-    "Schlagzwang: es muss geschlagen werden",
-    "Capturing is compulsory",
-)
-MUST_MOVE = reason(
-    "maedn.must_move",
-    "Ein Zug ist möglich, also muss gezogen werden",
-    "A move is possible, so you must move",
-)
-SEVERAL_PIECES_MOVED = reason(
-    "maedn.several_pieces_moved",
-    "Es darf nur ein Stein gezogen werden",
-    "Only one piece may move",
-)
-OTHER_PIECE_MOVED = reason(
-    "maedn.other_piece_moved",
-    "Ein fremder Stein wurde bewegt",
-    "Another player's piece was moved",
-)
-CAPTURED_NOT_HOME = reason(
-    "maedn.captured_not_home",
-    "Der geschlagene Stein muss zurück ins Haus",
-    "The captured piece must go back to its house",
-)
+GAME_OVER = reason("maedn.game_over")
+NOT_YOUR_PIECE = reason("maedn.not_your_piece")
+NO_PIECE_THERE = reason("maedn.no_piece_there")
+SIX_TO_LEAVE_HOUSE = reason("maedn.six_to_leave_house")
+ENTER_ON_START_FIELD = reason("maedn.enter_on_start_field")
+START_FIELD_OWN_PIECE = reason("maedn.start_field_own_piece")
+START_FIELD_BLOCKED = reason("maedn.start_field_blocked")
+OVERSHOOT = reason("maedn.overshoot")
+WRONG_DISTANCE = reason("maedn.wrong_distance")
+OWN_PIECE = reason("maedn.own_piece")
+NO_JUMPING = reason("maedn.no_jumping")
+START_FIELD_FIRST_SIX = reason("maedn.start_field_first_six")
+START_FIELD_FIRST = reason("maedn.start_field_first")
+SIX_MUST_BRING_OUT = reason("maedn.six_must_bring_out")
+MUST_CAPTURE = reason("maedn.must_capture")
+MUST_MOVE = reason("maedn.must_move")
+SEVERAL_PIECES_MOVED = reason("maedn.several_pieces_moved")
+OTHER_PIECE_MOVED = reason("maedn.other_piece_moved")
+CAPTURED_NOT_HOME = reason("maedn.captured_not_home")
 
 Pieces = tuple[tuple[int, ...], ...]
 
@@ -508,6 +436,11 @@ class Position:
             if seat not in finished and all(p >= GOAL_FIRST for p in pieces[seat]):
                 finished = (*finished, seat)
         return self._next(die, move is not None, pieces, finished)
+
+    def steps(self, move: Move | None, dice: Dice) -> list[Position]:
+        """The positions a camera sees while the play is made: one move, one step (none when
+        the turn passes)."""
+        return [] if move is None else [self.apply(move, dice)]
 
     def apply_unseen(self, dice: Dice) -> Position:
         """The pieces unchanged (nobody saw the move), the turn passed as after a move of the

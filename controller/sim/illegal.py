@@ -434,28 +434,21 @@ MAEDN: dict[str, Maker] = {
     "goal_passed": md_goal_passed,
 }
 
+MAKERS: dict[str, dict[str, Maker]] = {"backgammon": BACKGAMMON, "maedn": MAEDN}
 
-def legal_boards(game: str, pos: Any, dice: tuple[int, ...]) -> set[Board]:
+
+def legal_boards(pos: Any, dice: tuple[int, ...]) -> set[Board]:
     """Every board a legal play can leave (what an injected board must not be)."""
-    if game == "backgammon":
-        return {r.to_board() for r in pos.legal_results(dice)}
-    moves = pos.legal_plays(dice[0])
-    if not moves:
-        return {pos.to_board()}
-    return {MaednBoard(pos.apply(m, dice[0]).pieces) for m in moves}
+    return {pos.apply(play, dice).to_board() for play in pos.legal_plays(dice) or [None]}
 
 
 def make_illegal(
     game: str, pos: Any, dice: tuple[int, ...], rng: random.Random, exclude: Sequence[str] = ()
 ) -> tuple[str, Board] | None:
     """(kind, board) of one random applicable illegal play, or None when none applies."""
-    makers = [
-        (kind, maker)
-        for kind, maker in (BACKGAMMON if game == "backgammon" else MAEDN).items()
-        if kind not in exclude
-    ]
+    makers = [(kind, maker) for kind, maker in MAKERS[game].items() if kind not in exclude]
     rng.shuffle(makers)
-    allowed = legal_boards(game, pos, dice)
+    allowed = legal_boards(pos, dice)
     for kind, maker in makers:
         board = maker(pos, dice, rng)
         if board is not None and board not in allowed:

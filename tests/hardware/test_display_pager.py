@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.referee.turns import IMPOSSIBLE_BOARD
 from controller.words import signals as s
 from hardware.devices import TableDevices
 from hardware.display_link import DisplayLink
@@ -22,9 +23,7 @@ from tests.hardware.mock_table import mock_table
 
 PAGE_S = 0.4
 SEATS = SeatColours.for_game("maedn")
-LONG = s.Illegal(1, "impossible_board", "Diese Stellung ist nicht möglich (Steine fehlen oder "
-                 "sind zu viel)", "This position is impossible (pieces missing or too many)",
-                 ("5",), ("5", "11"))
+LONG = s.Illegal(1, IMPOSSIBLE_BOARD, ("5",), ("5", "11"))
 
 
 def _rows(page: tuple[str, ...]) -> list[str]:

@@ -1,6 +1,6 @@
 """Faults a table survives: a power cut, a camera or display board unplugged, a stuck sensor.
 
-Everything real but the world: the table program of `controller.table_app` with gpiozero's
+Everything real but the world: the table program of `controller.table` with gpiozero's
 MockFactory pins, the display firmware on a real pseudo-terminal, the SQLite journal, and a
 camera that renders the scene the test lays out.
 """
@@ -25,14 +25,9 @@ from controller import config as table_config
 from controller import table_log
 from controller.referee.turns import BOARD_TAKEN, PLAY_UNSEEN
 from controller.rules import maedn
-from controller.table_app import (
-    CAMERA_BACK,
-    CAMERA_LOST,
-    CONFIRM_DICE,
-    RESUMED,
-    SENSOR_STUCK,
-    build_app,
-)
+from controller.sim.camera import RenderAhead, Scene, SceneRenderer
+from controller.table.notices import CAMERA_BACK, CAMERA_LOST, CONFIRM_DICE, RESUMED, SENSOR_STUCK
+from controller.table.wiring import build_app
 from controller.words.events import DieThrown
 from controller.words.signals import (
     EXPECT_MOVE,
@@ -258,7 +253,7 @@ def test_camera_unplugged_play_goes_on_with_buttons_and_judging_resumes(tmp_path
         for _ in range(3):  # three turns nobody can see
             press(app, "press roll")
             confirm = seen.wait_for(_notice(CONFIRM_DICE.key))
-            dice = tuple(int(v) for v in confirm.text_de.rsplit(":", 1)[1].split())
+            dice = tuple(int(v) for v in dict(confirm.reason.params)["dice"].split())
             press(app, f"press done {seat}")
             assert seen.wait_for(lambda s: isinstance(s, DiceAccepted)) == DiceAccepted(seat, dice)
             assert seen.wait_for(lambda s: isinstance(s, Turn)) == Turn(seat, EXPECT_MOVE)
@@ -382,7 +377,6 @@ def test_stuck_dice_tray_sensor_is_reported_once_and_ignored(tmp_path: Path) -> 
 def test_a_killed_render_worker_costs_the_simulated_table_no_frame(caplog) -> None:
     """The simulated table draws frames ahead in worker processes; one killed (out of memory,
     a stray signal) must not end the evening: the same frame is drawn in the table's process."""
-    from controller.frame_source import RenderAhead, Scene, SceneRenderer
     from vision.calibration import STANDARD_BACKGAMMON
 
     ahead = RenderAhead(320, 180, seed=3)

@@ -134,10 +134,11 @@ def load_pinmap(path: str | Path | None = None) -> PinMap:
         return parse_pinmap(text, DEFAULT_NAME)
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        raw = file.read_bytes()
     except OSError as exc:
         raise PinMapError(f"{file}: cannot read the pin map: {exc.strerror}") from exc
-    return parse_pinmap(text, str(file))
+    # bytes that are not UTF-8 cannot be TOML either: parsing them names the place
+    return parse_pinmap(raw.decode("utf-8", errors="replace"), str(file))
 
 
 def parse_pinmap(text: str, source: str) -> PinMap:

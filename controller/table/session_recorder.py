@@ -142,12 +142,14 @@ def read_meta(folder: Path | str) -> dict[str, Any]:
     """The `session.json` of a recording (RecordingError when it is missing or not JSON)."""
     path = Path(folder) / META
     try:
-        meta = json.loads(path.read_text("utf-8"))
+        meta = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
     except FileNotFoundError:
         raise RecordingError(f"{folder}: not a recording ({META} is missing)") from None
     except json.JSONDecodeError as exc:
         raise RecordingError(f"{path}: not JSON: {exc.msg}") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+    if not isinstance(meta, dict):
+        raise RecordingError(f"{path}: must be a JSON object, not {type(meta).__name__}")
+    if meta.get("format") != FORMAT_VERSION:
         raise RecordingError(f"{path}: unknown recording format {meta.get('format')!r}")
     return meta
 
@@ -157,7 +159,7 @@ def read_items(folder: Path | str) -> Iterator[RecordedItem]:
     root = Path(folder)
     path = root / LOG
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open(encoding="utf-8", errors="replace")  # bad bytes: a line not JSON
     except FileNotFoundError:
         raise RecordingError(f"{root}: not a recording ({LOG} is missing)") from None
     with handle:

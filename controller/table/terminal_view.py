@@ -128,6 +128,7 @@ class TerminalView:
 
     def on_frame(self, t: float, image: np.ndarray) -> None:
         self.frames += 1
+        self._tick()  # the display's pages turn between the steps
 
     def on_event(self, event: Event, source: str) -> None:
         if isinstance(event, BoardObserved):
@@ -152,6 +153,9 @@ class TerminalView:
 
     def show(self, signals: list[Signal]) -> None:
         """Called after the outputs showed `signals`: the screen shows what they show now."""
+        self._tick()
+
+    def _tick(self) -> None:
         now = time.monotonic()
         if self.live and now - self._drawn >= self.period:
             self._drawn = now

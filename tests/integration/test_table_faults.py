@@ -21,14 +21,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller import config as table_config
 from controller import table_log
-from controller.referee.turns import BOARD_TAKEN, PLAY_UNSEEN
+from controller.referee.backgammon import DOUBLE_BEFORE_ROLL
+from controller.referee.turns import BOARD_TAKEN, NOTHING_TO_UNDO, PLAY_UNSEEN
+from controller.rules import backgammon as bg
 from controller.rules import maedn
 from controller.sim.camera import RenderAhead, Scene, SceneRenderer
 from controller.table.notices import CAMERA_BACK, CAMERA_LOST, CONFIRM_DICE, RESUMED, SENSOR_STUCK
 from controller.table.wiring import build_app
-from controller.words.events import DieThrown
+from controller.words.buttons import Button
+from controller.words.events import ButtonPressed, DieThrown
 from controller.words.signals import (
     EXPECT_MOVE,
     EXPECT_ROLL,
@@ -394,3 +399,49 @@ def test_a_killed_render_worker_costs_the_simulated_table_no_frame(caplog) -> No
         ahead.prefetch([Scene(STANDARD_BACKGAMMON, dice=(2, 2), throw=2)])  # no pool: no-op
     finally:
         ahead.close()
+
+
+def test_the_display_boards_own_buttons_reach_the_referee(tmp_path: Path) -> None:
+    """The cube's buttons are wired to the display board (the shipped pin map): a press there
+    goes through the firmware's logic, the serial link and the table's event queue to the
+    referee, like a press on the Pi's own pins."""
+    config = _config(tmp_path, "backgammon", "standard", 2)
+    scene = tmp_path / "scene.json"
+    write_scene(scene, bg.Position.initial().to_board())
+    inputs = tmp_path / "data" / "board-inputs"  # the emulated board's own buttons
+    with _running_table(tmp_path, config, scene, 2) as (_app, seen):
+        seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
+        with inputs.open("a", encoding="utf-8") as board:
+            board.write("0 1\n0 0\n")  # input 0 = double, pressed and let go
+        refused = seen.wait_for(_notice(DOUBLE_BEFORE_ROLL.key))
+        assert ButtonPressed(Button.DOUBLE, None, False, seen.events[-1].t) in seen.events
+        _screen(tmp_path / "data" / "board.json", "Verdoppeln nur")
+        assert refused.reason.en == "Double only before your own roll"
+
+
+def test_a_wall_clock_jump_of_hours_mid_turn_fires_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Pi without a real-time clock sets it by NTP some time after boot: the wall clock jumps
+    by hours while a button is held. Neither the stuck-input watch nor the times in the events
+    (which the settle time is measured by) notice; the game goes on."""
+    config = _config(tmp_path)  # stuck after 3 s, camera lost after 5 s
+    scene = tmp_path / "scene.json"
+    write_scene(scene, maedn.Position.initial(VEGAS, players=2).to_board())
+    wall, jump = time.time, [0.0]
+    monkeypatch.setattr(time, "time", lambda: wall() + jump[0])  # before the table is built
+    with _running_table(tmp_path, config, scene, 2) as (app, seen):
+        seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
+        before = seen.events[-1].t
+        pin = app.devices.buttons[Button.UNDO].pin
+        pin.drive_low()  # held for two seconds, across the jump
+        time.sleep(1.0)
+        jump[0] = 5 * 3600.0
+        time.sleep(1.0)
+        pin.drive_high()
+        seen.wait_for(_notice(NOTHING_TO_UNDO.key))
+        press(app, "press roll")
+        seen.wait_for(lambda s: isinstance(s, DiceAccepted))
+        assert not [s for s in seen.signals if isinstance(s, Notice)
+                    and s.key in (SENSOR_STUCK.key, CAMERA_LOST.key)]
+        assert all(before <= e.t < before + 60 for e in seen.events[-3:])

@@ -7,16 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from controller import config as table_config
 from controller.journal import Journal
 from controller.referee import Referee
 from controller.rules import backgammon as bg
+from controller.rules.match import Match
 from controller.sim.camera import Scene, SceneRenderer, measured_camera_heights, simulated_mount
 from controller.sim.session import SimulatedSession
 from controller.sim.table import Habits, SimulatedTable
+from controller.table.app import TableApp
 from controller.table.camera_frames import Frame
 from controller.table.camera_lost import CameraLostMode
 from controller.table.game_vision import FrameCalibration, GameVision
-from controller.table.notices import RESUMED, SENSOR_STUCK
+from controller.table.notices import MATCH_SCORE, RESUMED, SENSOR_STUCK, match_notices
 from controller.table.observation_events import ObservationEvents
 from controller.table.pipeline import TablePipeline
 from controller.table.stuck_inputs import TRAY, StuckInputFilter
@@ -31,6 +34,7 @@ from controller.words.events import (
     ViewBlocked,
 )
 from controller.words.signals import EXPECT_MOVE, EXPECT_ROLL, Notice, Turn
+from hardware.display_text import pages_for
 from tests.integration.table_harness import Collector
 from vision.dice import DieReading
 from vision.observation import BLOCKED, Observation
@@ -226,3 +230,19 @@ def test_the_simulated_table_is_calibrated_with_its_mounts_measured_height() -> 
     event = NewGame("maedn", "hofer", 4)
     assert FrameCalibration(heights[3])(event, image).camera_height_mm == heights[3]["maedn"]
     assert FrameCalibration()(event, image).camera_height_mm == DEFAULT_CAMERA_HEIGHT_MM
+
+
+def test_a_game_of_a_match_starts_with_the_score_and_the_crawford_game_is_named() -> None:
+    """The display says the score when a game of a match starts, and that the Crawford game
+    allows no double; outside a match it says nothing of the kind."""
+    config = table_config.Config()
+    app = TableApp(config, TablePipeline(Referee()), simulation=SimulatedSession([]))
+    first = app.handle(NewGame("backgammon", "standard", 2, match_length=3))
+    assert [s.key for s in first if isinstance(s, Notice)] == [MATCH_SCORE.key]
+    assert first[-1].reason.de == "Stand 0:0 (Match bis 3)"
+    single = app.handle(NewGame("backgammon", "standard", 2))
+    assert not [s for s in single if isinstance(s, Notice)]
+    crawford = Match(length=3, score=(2, 0), crawford_game=True, crawford_done=True)
+    said = [n.reason.text("en") for n in match_notices(crawford)]
+    assert said == ["Score 2:0 (match to 3)", "Crawford game: no doubling"]
+    assert all(len(page) == 4 for n in match_notices(crawford) for page in pages_for(n) or ())

@@ -124,6 +124,7 @@ class TerminalView:
         self.game = ""
         self.frames = 0
         self.recent: list[str] = []
+        self._lit: dict[int, Light] = {}  # the seat LEDs after the last step shown
         self._drawn = 0.0
 
     def on_frame(self, t: float, image: np.ndarray) -> None:
@@ -153,6 +154,8 @@ class TerminalView:
 
     def show(self, signals: list[Signal]) -> None:
         """Called after the outputs showed `signals`: the screen shows what they show now."""
+        if self.lights is not None:
+            self._lit = self.lights()
         self._tick()
 
     def _tick(self) -> None:
@@ -168,7 +171,7 @@ class TerminalView:
             title += "  " + text("view.frames", lang, frame=self.frames)
         lines = [title, "", *board_lines(self.board, self.seats, lang)]
         if self.lights is not None:
-            words = light_words(self.lights(), self.seats, self.players, lang)
+            words = light_words(self._lit, self.seats, self.players, lang)
             lines += ["", f"{text('view.leds', lang)}: {words}"]
         if self.screen is not None:
             lines += ["", "+" + "-" * 20 + "+"]
@@ -183,6 +186,7 @@ class TerminalView:
         self.stream.flush()
 
     def close(self) -> None:
+        """The last screen: the LEDs as the last step left them, the display as it stays."""
         if self.live:
             self.redraw()
 

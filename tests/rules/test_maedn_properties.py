@@ -1,5 +1,5 @@
 """Properties on random valid positions (hypothesis): conservation, validity, round trips, and
-agreement between `legal_moves`, `why_not`, `after` and `judge`."""
+agreement between `legal_plays`, `why_not`, `apply` and `judge`."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_board_round_trip(pos: maedn.Position) -> None:
 
 @SETTINGS
 @given(positions(), DICE)
-def test_why_not_agrees_with_legal_moves_for_every_source_and_target(
+def test_why_not_agrees_with_legal_plays_for_every_source_and_target(
     pos: maedn.Position, die: int
 ) -> None:
     legal = {(m.src, m.dst) for m in pos.legal_plays(die)}

@@ -118,7 +118,9 @@ Dice = int | Sequence[int]
 
 def _die(dice: Dice) -> int:
     """The one die of a Mensch roll, given as a number or as the roll (one value)."""
-    if isinstance(dice, Sequence) and not isinstance(dice, str | bytes) and len(dice) == 1:
+    if type(dice) is int and 1 <= dice <= 6:  # the hot path: a plain number
+        return dice
+    if isinstance(dice, tuple | list) and len(dice) == 1:
         return _check_die(dice[0])
     return _check_die(dice)
 

@@ -13,8 +13,8 @@ from hardware.board_emulator import read_dump
 
 class EmulatedDisplayBoard:
     """`port` is the pseudo-terminal the link opens, `screen()` reads the emulated 20×4 screen
-    back, `press(input, active)` changes one of the board's own inputs (a button wired to it).
-    """
+    back; a line "ID 0|1" appended to `inputs` changes one of the board's own inputs, as a
+    finger on a button wired to it does."""
 
     def __init__(self, folder: Path) -> None:
         self.port = folder / "board"
@@ -42,11 +42,6 @@ class EmulatedDisplayBoard:
         state = read_dump(self.dump) or {}
         lines = state.get("lines") or ()
         return tuple(str(line) for line in lines)  # type: ignore[union-attr]
-
-    def press(self, input_id: int, active: bool) -> None:
-        """Change one of the board's inputs, as a finger on a button wired to it does."""
-        with self.inputs.open("a", encoding="utf-8") as file:
-            file.write(f"{input_id} {int(active)}\n")
 
     def close(self) -> None:
         if self.process.poll() is None:

@@ -6,10 +6,10 @@ import logging
 from dataclasses import dataclass, field
 
 from controller.table.notices import SENSOR_STUCK, notice
-from controller.words.buttons import Button
-from controller.words.catalogue import text
 from controller.words.events import ButtonPressed, DieThrown, Event
 from controller.words.signals import Notice
+from hardware.input_events import input_name
+from hardware.pinmap import DICE_TRAY
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +30,7 @@ class InputName:
 
     def text(self, lang: str) -> str:
         _, name, seat = self.key
-        word = text(f"button.{Button(name)}" if name else "button.dice_tray", lang)
-        return word if seat is None else text("button.of_seat", lang, button=word, seat=seat + 1)
+        return input_name(name or DICE_TRAY, seat, lang)
 
 
 @dataclass

@@ -96,7 +96,7 @@ def _link_round_trips() -> None:
 def _signal_to_pin() -> None:
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-    from controller import signals as s
+    from controller.words import signals as s
     from hardware.devices import TableDevices
     from hardware.pinmap import load_pinmap
     from hardware.seat_colours import SeatColours

@@ -18,11 +18,11 @@ from typing import Any
 
 from bench.timing import print_table, summary
 from controller import table_log
-from controller.events import Tick
 from controller.journal import Journal
 from controller.referee import Referee
 from controller.sim.evening import GAMES, play_game, run_evening
 from controller.sim.table import Habits
+from controller.words.events import Tick
 
 GAMES_PER_KIND = 100
 APPENDS = 2000

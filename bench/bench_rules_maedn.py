@@ -1,7 +1,7 @@
 """Mensch ärgere Dich nicht engine speed: legal moves and judge, beside OpenSpiel's `maedn`.
 
 1,000 positions reached by random play in OpenSpiel, each with all six die values: our
-`legal_moves`, our `judge` of the resulting board, and OpenSpiel's `legal_actions` on the very
+`legal_plays`, our `judge` of the resulting board, and OpenSpiel's `legal_actions` on the very
 same positions in the same run. Each sample is the mean of `REPEAT` calls (one call is a few
 microseconds, near the timer's resolution), timed with the garbage collector paused.
 """
@@ -66,9 +66,9 @@ def measure(players: int, count: int = POSITIONS, seed: int = 1) -> dict[str, li
             pos = maedn.Position.from_pieces(
                 ms.openspiel_pieces(state, players), players, seat, OPTIONS
             )
-            moves = pos.legal_moves(die)
-            seen = pos.after(die, rng.choice(moves)).to_board() if moves else pos.to_board()
-            samples["ours"].append(_per_call_us(pos.legal_moves, die))
+            moves = pos.legal_plays(die)
+            seen = pos.apply(rng.choice(moves), die).to_board() if moves else pos.to_board()
+            samples["ours"].append(_per_call_us(pos.legal_plays, die))
             samples["judge"].append(_per_call_us(pos.judge, seen, die))
             samples["openspiel"].append(_per_call_us(state.legal_actions))
     return samples

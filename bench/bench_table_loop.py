@@ -31,30 +31,29 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+import cv2
+
 from bench.timing import print_table, summary
 from controller import config as table_config
 from controller.config import SimulatedGame
-from controller.events import ButtonPressed, NewGame
-from controller.frame_source import (
-    Frame,
-    Scene,
-    SceneRenderer,
-    SimulatedTable,
-    SimulationStats,
-    measured_camera_heights,
-)
 from controller.referee import Referee
 from controller.rules import maedn
-from controller.signals import PlayAccepted, Turn
-from controller.table_app import (
-    EmulatedDisplayBoard,
-    FrameCalibration,
-    GameVision,
-    TableApp,
-    TableOutputs,
-    TablePipeline,
-    pin_factory,
-)
+from controller.sim.camera import Scene, SceneRenderer, measured_camera_heights
+from controller.sim.session import SessionStats, SimulatedSession
+from controller.sim.table import Habits, SimulatedTable
+from controller.table.app import TableApp
+from controller.table.camera_frames import Frame
+from controller.table.display_board import EmulatedDisplayBoard
+from controller.table.game_vision import FrameCalibration, GameVision
+from controller.table.outputs import TableOutputs
+from controller.table.pipeline import TablePipeline
+from controller.table.wiring import pin_factory
+from controller.words.buttons import Button
+from controller.words.events import ButtonPressed, ElectronicRoll, NewGame
+from controller.words.signals import PlayAccepted, Turn
+from hardware.devices import TableDevices
+from hardware.display_link import DisplayLink
+from hardware.pinmap import load_pinmap
 
 SIZE = (1280, 720)
 FPS = 30.0
@@ -75,10 +74,6 @@ def _table(game: str, seed: int, skip_still: bool = False) -> Any:
     `skip_still` turns on the table's change gate (frames in which nothing moved keep the last
     reading); off, every frame is read: the worst case, a board that never holds still.
     """
-    from hardware.devices import TableDevices
-    from hardware.display_link import DisplayLink
-    from hardware.pinmap import load_pinmap
-
     config = dataclasses.replace(
         table_config.Config(), game=table_config.GameConfig(game, "vegas", 2)
     )
@@ -108,7 +103,7 @@ def _latency(skip_still: bool) -> list[list[Any]]:
     samples_display: list[float] = []
     frame_ms: list[float] = []
     with _table("maedn", seed, skip_still) as (pipeline, outputs, link, devices):
-        pos = maedn.Position.initial(2, opts)
+        pos = maedn.Position.initial(opts, players=2)
         t = 0.0
         pipeline.handle(NewGame("maedn", "vegas", 2, t=t), "table")
         frames: dict[Scene, Any] = {}
@@ -130,20 +125,20 @@ def _latency(skip_still: bool) -> list[list[Any]]:
         rng = random.Random(5)
         while len(samples_led) < LATENCY_SAMPLES:
             if pos.is_over():
-                pos = maedn.Position.initial(2, opts)
+                pos = maedn.Position.initial(opts, players=2)
                 pipeline.handle(NewGame("maedn", "vegas", 2, t=t), "table")
                 feed(Scene(pos.to_board()), 12)
             seat = pos.turn
             die = rng.randint(1, 6)
-            outputs.show(pipeline.handle(ButtonPressed("roll", seat, t=t)))
+            outputs.show(pipeline.handle(ButtonPressed(Button.ROLL, seat, t=t)))
             outputs.show(pipeline.handle(_roll(die, t)))
-            moves = pos.legal_moves(die)
+            moves = pos.legal_plays(die)
             if not moves:
-                pos = pos.after(die, None)
+                pos = pos.apply(None, die)
                 continue
-            after = pos.after(die, moves[0])
+            after = pos.apply(moves[0], die)
             feed(Scene(pos.to_board(), hand=True), 3)
-            outputs.show(pipeline.handle(ButtonPressed("done", seat, t=t)))
+            outputs.show(pipeline.handle(ButtonPressed(Button.DONE, seat, t=t)))
             board = Scene(after.to_board())
             image = frames.get(board)
             if image is None:
@@ -181,16 +176,22 @@ def _latency(skip_still: bool) -> list[list[Any]]:
 
 
 def _roll(value: int, t: float) -> Any:
-    from controller.events import ElectronicRoll
-
     return ElectronicRoll(value=value, t=t)
 
 
+def _players(game: SimulatedGame, seed: int, illegal: float, hand: float,
+             cocked: float) -> SimulatedTable:
+    habits = Habits(illegal_rate=illegal, hand_rate=hand, cocked_rate=cocked,
+                    stray_dice_rate=0.0, purposeful=True)
+    return SimulatedTable(game.game, game.variant, game.players, seed, habits)
+
+
 def _rendered_game(game: SimulatedGame, count: int, seed: int) -> list[Frame]:
-    """The first `count` frames of a bot game at 1280×720 (rendered here, read in the loop)."""
+    """The first `count` frames of a simulated game at 1280×720 (rendered here, read in the
+    loop)."""
     frames: list[Frame] = []
-    sim = SimulatedTable((game,), SceneRenderer(*SIZE, seed=seed), fps=15, seed=seed,
-                         illegal_rate=0.1, hand_rate=0.3, cocked_rate=0.0)
+    sim = SimulatedSession([_players(game, seed, 0.1, 0.3, 0.0)],
+                           SceneRenderer(*SIZE, seed=seed), fps=15)
     pipeline = TablePipeline(Referee(), GameVision(SETTLE_S, _calibration(seed)))
     for item in sim.items():
         if isinstance(item, Frame):
@@ -232,8 +233,6 @@ def _throughput(game: SimulatedGame, skip_still: bool) -> tuple[list[Any], list[
 
 
 def _evening_game(args: tuple[SimulatedGame, int, tuple[int, int]]) -> Any:
-    import cv2
-
     cv2.setNumThreads(1)
     game, seed, size = args
     die = random.Random(seed)
@@ -242,14 +241,14 @@ def _evening_game(args: tuple[SimulatedGame, int, tuple[int, int]]) -> Any:
         GameVision(SETTLE_S, _calibration(seed, size)),
         electronic_die=lambda: die.randint(1, 6),
     )
-    table = SimulatedTable((game,), SceneRenderer(*size, seed=seed), fps=15, seed=seed,
-                           illegal_rate=0.1, hand_rate=0.2, cocked_rate=0.05, max_turns=3000)
+    session = SimulatedSession([_players(game, seed, 0.1, 0.2, 0.05)],
+                               SceneRenderer(*size, seed=seed), fps=15, max_turns=3000)
     config = dataclasses.replace(
         table_config.Config(), display=table_config.DisplayConfig(port="none")
     )
     start = time.perf_counter()
-    TableApp(config, pipeline, simulation=table).run()
-    return table.stats, time.perf_counter() - start
+    TableApp(config, pipeline, simulation=session).run()
+    return session.stats, time.perf_counter() - start
 
 
 def _evenings(games_per_kind: int) -> list[list[Any]]:
@@ -267,26 +266,29 @@ def _evenings(games_per_kind: int) -> list[list[Any]]:
                 results.append(done.result())
                 stats, seconds = results[-1]
                 print(f"  {game}: game {len(results)} of {len(jobs)} in {seconds:.0f} s, "
-                      f"{stats.illegal_flagged} of {stats.illegal_injected} illegal flagged, "
-                      f"{stats.legal_flagged} legal flagged, {stats.lost} lost",
-                      file=sys.stderr, flush=True)
-            total = SimulationStats()
+                      f"{stats.tally.flagged.total()} of {stats.tally.injected.total()} "
+                      f"illegal flagged, {stats.tally.wrongly_flagged} legal flagged, "
+                      f"{stats.lost} lost", file=sys.stderr, flush=True)
+            total = SessionStats()
             for stats, _ in results:
-                total.merge(stats)
-            injected, flagged = total.illegal_injected, total.illegal_flagged
+                total.games += stats.games
+                total.finished += stats.finished
+                total.lost += stats.lost
+                total.frames += stats.frames
+                total.tally.add(stats.tally)
+            t = total.tally
+            injected, flagged = t.injected.total(), t.flagged.total()
             rows.append([
                 f"{game} at {size[0]}×{size[1]}", total.games, total.finished, total.lost,
                 injected, flagged, f"{100.0 * flagged / injected:.1f} %" if injected else "-",
-                total.legal_flagged, f"{total.rolls} ({total.dice_misread})",
-                f"{total.rerolls} ({total.needless_rerolls})", total.frames,
+                t.wrongly_flagged, f"{t.rolls} ({t.dice_misread})",
+                f"{t.rerolls} ({t.needless_rerolls})", total.frames,
                 statistics.median(r[1] for r in results),
             ])
     return rows
 
 
 def main() -> None:
-    import cv2
-
     cv2.setNumThreads(1)
     print(f"one core for vision (cv2.setNumThreads(1)); {threading.active_count()} threads\n")
     print_table(

@@ -14,7 +14,7 @@ import numpy as np
 
 from bench.previous_reader import PREVIOUS, time_previous
 from bench.timing import print_table, summary
-from controller.events import BackgammonBoard, MaednBoard
+from controller.words import BackgammonBoard, MaednBoard
 from vision.calibrate import calibrate
 from vision.calibration import STANDARD_BACKGAMMON, die_size_px, maedn_start
 from vision.frame_reader import FrameReader

@@ -17,18 +17,19 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
+from controller.rules.games import GAMES as RULES
+from controller.rules.games import NAMES
+from controller.words import catalogue
+
 log = logging.getLogger(__name__)
 
-GAMES = ("backgammon", "maedn")
-VARIANTS = {
-    "backgammon": ("standard", "hofer"),
-    "maedn": ("hofer", "vegas", "schmidt", "openspiel"),
-}
-PLAYERS = {"backgammon": (2,), "maedn": (2, 3, 4)}
+GAMES = NAMES
+VARIANTS = {name: game.variants for name, game in RULES.items()}
+PLAYERS = {name: game.players for name, game in RULES.items()}
 COLOURS = ("white", "black", "yellow", "green", "red", "blue")
 CAMERA_SOURCES = ("simulated", "opencv", "picamera2")
 PIN_FACTORIES = ("mock", "lgpio", "default")
-LANGUAGES = ("de", "en")
+LANGUAGES = catalogue.LANGUAGES
 ENV_VAR = "SPIELTISCH_CONFIG"
 
 
@@ -51,7 +52,7 @@ class SeatsConfig:
 
     def colours(self, game: str) -> tuple[str, ...]:
         """The seat colours for `game`, seat 0 first."""
-        return self.backgammon if game == "backgammon" else self.maedn
+        return getattr(self, game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +262,8 @@ def validate(config: Config) -> Config:
     game = config.game
     _check_game(game.game, game.variant, game.players, name, "game")
     _positive(game.match_length, name, "game.match_length")
-    for game_name, needed in (("backgammon", 2), ("maedn", 4)):
+    for game_name, rules in RULES.items():
+        needed = max(rules.players)
         colours = config.seats.colours(game_name)
         key = f"seats.{game_name}"
         if len(colours) != needed:

@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.events import ButtonPressed, Event, NewGame
 from controller.referee import Referee
-from controller.signals import (
+from controller.words.buttons import Button
+from controller.words.events import ButtonPressed, Event, NewGame
+from controller.words.signals import (
     EXPECT_ROLL,
     CubeOffered,
     CubeTaken,
@@ -63,7 +64,7 @@ def records_from_events(events: Iterable[Event]) -> list[GameRecord]:
     records: list[GameRecord] = []
     for event in events:
         signals = referee.handle(event)
-        pressed = isinstance(event, ButtonPressed) and event.name == "new_game"
+        pressed = isinstance(event, ButtonPressed) and event.name is Button.NEW_GAME
         if isinstance(event, NewGame) or (pressed and any(_starts_game(s) for s in signals)):
             start = referee.new_game_event
             assert start is not None

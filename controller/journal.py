@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from controller import table_log
-from controller.events import Event
 from controller.table_log import TableLogError
+from controller.words.events import Event
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,12 @@ class Journal:
 
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
+    def last_time(self) -> float:
+        """The time (`t`) of the last event stored, 0.0 in an empty journal: where the table's
+        clock goes on from after a restart."""
+        row = self._db.execute("SELECT line FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        return table_log.parse_line(row[0]).t if row else 0.0
 
     def current_game(self) -> list[Event]:
         """The events from the last `new_game` on: replaying them restores the table."""

@@ -12,7 +12,9 @@ import logging
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from controller.events import (
+from controller.rules.games import GAMES
+from controller.words.buttons import Button
+from controller.words.events import (
     BackgammonBoard,
     BoardObserved,
     ButtonPressed,
@@ -30,8 +32,6 @@ from controller.events import (
 
 log = logging.getLogger(__name__)
 
-GAMES = ("backgammon", "maedn")
-BUTTONS = ("done", "undo", "roll", "new_game", "double", "take", "drop")
 
 
 class TableLogError(ValueError):
@@ -171,21 +171,21 @@ def _flags(obj: dict[str, Any], key: str, n: int) -> tuple[bool, ...]:
 
 
 def _new_game(obj: dict[str, Any], t: float) -> NewGame:
-    game = obj.get("game")
-    if game not in GAMES:
-        raise TableLogError(f"'game' must be one of {', '.join(GAMES)}, got {game!r}")
-    default_variant = "standard" if game == "backgammon" else "hofer"
-    variant = obj.get("variant", default_variant)
+    name = obj.get("game")
+    game = GAMES.get(name) if isinstance(name, str) else None
+    if game is None:
+        raise TableLogError(f"'game' must be one of {', '.join(GAMES)}, got {name!r}")
+    variant = obj.get("variant", game.default_variant)
     if not isinstance(variant, str) or not variant:
         raise TableLogError(f"'variant' must be a name, got {variant!r}")
-    players = _int(obj, "players", 2 if game == "backgammon" else 4, lo=2)
-    if players > 4 or (game == "backgammon" and players != 2):
-        raise TableLogError(f"'players' = {players} is not possible in {game}")
+    players = _int(obj, "players", game.default_players, lo=2)
+    if players not in game.players:
+        raise TableLogError(f"'players' = {players} is not possible in {game.name}")
     options = obj.get("options", {})
     if not isinstance(options, dict):
         raise TableLogError(f"'options' must be an object, got {options!r}")
     return NewGame(
-        game=game,
+        game=game.name,
         variant=variant,
         players=players,
         match_length=_int(obj, "match_length", 1, lo=1),
@@ -239,8 +239,8 @@ def _side_counts(obj: dict[str, Any], key: str) -> tuple[int, int]:
 
 def _button(obj: dict[str, Any], t: float) -> ButtonPressed:
     name = obj.get("name")
-    if name not in BUTTONS:
-        raise TableLogError(f"'name' must be one of {', '.join(BUTTONS)}, got {name!r}")
+    if name not in tuple(Button):
+        raise TableLogError(f"'name' must be one of {', '.join(Button)}, got {name!r}")
     seat = obj.get("seat")
     if seat is not None:
         seat = _int(obj, "seat")

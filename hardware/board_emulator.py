@@ -1,12 +1,14 @@
 """A stand-in for the display board: the firmware's own logic behind a real pseudo-terminal.
 
-    python -m hardware.board_emulator --port /tmp/board --dump /tmp/board.json
+    python -m hardware.board_emulator --port /tmp/board --dump /tmp/board.json [--inputs FILE]
 
 It opens a pty pair, links `--port` to the pty's device (like `socat ... link=`), runs
 `firmware.board_logic.Board` on what arrives and rewrites `--dump` (JSON: the four screen lines,
 LEDs, die, beeps, counters) whenever something changes. SIGUSR1 pulls the cable: the pty is
 closed, the link removed, and after `--unplug-seconds` a new pty appears with a freshly booted
-board (it is powered by that cable). SIGTERM/SIGINT end it and remove the link.
+board (it is powered by that cable). SIGTERM/SIGINT end it and remove the link. Lines appended
+to `--inputs` ("2 1": input 2 active, "2 0": released) are the board's own buttons and sensor
+changing, reported to the Pi as the firmware reports them.
 """
 
 from __future__ import annotations
@@ -36,9 +38,18 @@ def now_ms() -> int:
 class Emulator:
     """One emulated board on one pty; `run` until `stop` is set by a signal."""
 
-    def __init__(self, port: Path, dump: Path | None, unplug_seconds: float, n_leds: int) -> None:
+    def __init__(
+        self,
+        port: Path,
+        dump: Path | None,
+        unplug_seconds: float,
+        n_leds: int,
+        inputs: Path | None = None,
+    ) -> None:
         self.port = port
         self.dump = dump
+        self.inputs_file = inputs
+        self._inputs_read = 0
         self.unplug_seconds = unplug_seconds
         self.n_leds = n_leds
         self.stop = False
@@ -113,6 +124,7 @@ class Emulator:
                 time.sleep(timeout)
                 data = b""
             out += self.board.feed(data, now_ms())
+        self._read_inputs_file()
         while not self._inputs.empty():
             input_id, active = self._inputs.get_nowait()
             out += self.board.report_input(input_id, active, now_ms())
@@ -120,6 +132,25 @@ class Emulator:
         if out:
             self._send(bytes(out))
         self.write_dump()
+
+    def _read_inputs_file(self) -> None:
+        """Inject the input changes appended to `--inputs` since the last look."""
+        if self.inputs_file is None:
+            return
+        try:
+            with self.inputs_file.open("rb") as file:
+                file.seek(self._inputs_read)
+                data = file.read()
+        except FileNotFoundError:
+            return
+        complete = data[: data.rfind(b"\n") + 1]
+        self._inputs_read += len(complete)
+        for line in complete.decode("ascii", "replace").splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0].isdigit() and parts[1] in ("0", "1"):
+                self.inject(int(parts[0]), parts[1] == "1")
+            else:
+                log.warning("input line %r is not \"ID 0|1\"", line)
 
     def _send(self, data: bytes) -> None:
         try:
@@ -168,9 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="JSON file with the emulated screen and state")
     parser.add_argument("--unplug-seconds", type=float, default=0.5)
     parser.add_argument("--leds", type=int, default=64, help="length of the WS2812 strip")
+    parser.add_argument("--inputs", type=Path, help="file of input changes (\"ID 0|1\" lines)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    emulator = Emulator(args.port, args.dump, args.unplug_seconds, args.leds)
+    emulator = Emulator(args.port, args.dump, args.unplug_seconds, args.leds, args.inputs)
 
     def request_stop(signum: int, frame: object) -> None:
         emulator.stop = True

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import cv2
 import numpy as np
 
 log = logging.getLogger(__name__)
@@ -34,8 +35,6 @@ class OpenCvCamera:
     """A USB/V4L2 camera by index (or anything cv2.VideoCapture opens, such as a video file)."""
 
     def __init__(self, device: int | str = 0, width: int = 1280, height: int = 720) -> None:
-        import cv2
-
         self._cv2 = cv2
         self._cap = cv2.VideoCapture(device)
         if not self._cap.isOpened():
@@ -83,8 +82,6 @@ class ImageFiles:
     """Still images (a file, a folder or a glob pattern), read in name order and repeated."""
 
     def __init__(self, pattern: str | Path) -> None:
-        import cv2
-
         self._cv2 = cv2
         path = Path(pattern)
         if path.is_dir():

@@ -11,11 +11,10 @@ from typing import Any
 
 from gpiozero import LED, RGBLED, Button, Buzzer, Device, DigitalInputDevice
 
+from controller.words.buttons import Button as Name
 from hardware.pinmap import PinMap
 
 log = logging.getLogger(__name__)
-
-BUTTON_NAMES = ("undo", "roll", "new_game")
 
 
 class TableDevices:
@@ -35,11 +34,9 @@ class TableDevices:
             self.status_led: LED = self._add(LED(pinmap.status_led, pin_factory=pin_factory))
             self.buzzer: Buzzer = self._add(Buzzer(pinmap.buzzer, pin_factory=pin_factory))
             hold = pinmap.long_press_s
-            self.buttons: dict[str, Button] = {
-                name: self._add(
-                    Button(getattr(pinmap, name), hold_time=hold, pin_factory=pin_factory)
-                )
-                for name in BUTTON_NAMES
+            self.buttons: dict[Name, Button] = {
+                name: self._add(Button(pin, hold_time=hold, pin_factory=pin_factory))
+                for name, pin in pinmap.button_pins().items()
             }
             self.done_buttons: dict[int, Button] = {
                 seat: self._add(Button(s.done, hold_time=hold, pin_factory=pin_factory))

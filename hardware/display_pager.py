@@ -53,9 +53,13 @@ class DisplayPager:
             self._cond.notify()
 
     def stop(self) -> None:
-        """Stop turning pages (the display keeps the page it shows)."""
+        """Stop turning pages; the display keeps the step's last page (what to do now, or how
+        the game ended), the one that matters once nothing follows."""
         with self._cond:
             self._stopped = True
+            if len(self._pages) > 1 and self._index != len(self._pages) - 1:
+                self._index = len(self._pages) - 1
+                self.display.show_lines(self._pages[self._index])
             self._cond.notify()
         if self._thread is not None:
             self._thread.join(timeout=2.0)

@@ -1,4 +1,4 @@
-"""What the 20x4 display says for a Signal, in German or English.
+"""What the 20x4 display says for a Signal, in the table's language (words from the catalogue).
 
 The display explains what the LEDs and the buzzer mean (whose turn, why a move was refused, which
 fields to put back), four lines of at most 20 characters, word-wrapped. A text longer than the
@@ -12,27 +12,12 @@ import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from controller import signals as s
+from controller.words import signals as s
+from controller.words.catalogue import LANGUAGES, text
 from hardware.seat_colours import SeatColours
 
 WIDTH = 20
 ROWS = 4
-LANGUAGES = ("de", "en")
-
-_EXPECT = {
-    s.EXPECT_SETUP: ("Bitte aufstellen", "Set up the board"),
-    s.EXPECT_ROLL: ("Bitte würfeln", "Please roll"),
-    s.EXPECT_MOVE: ("Bitte ziehen", "Make your move"),
-    s.EXPECT_ROLL_AGAIN: ("Nochmal würfeln", "Roll again"),
-    s.EXPECT_CORRECT: ("Brett korrigieren", "Correct the board"),
-    s.EXPECT_ANSWER_DOUBLE: ("Annehmen/Aufgeben?", "Take or drop?"),
-}
-_RESULT = {
-    "single": ("einfach", "single"),
-    "gammon": ("Gammon", "gammon"),
-    "backgammon": ("Backgammon", "backgammon"),
-    "drop": ("aufgegeben", "dropped"),
-}
 
 
 #: Ends the last row of a page that the next page goes on from (the display's ROM has no "…").
@@ -155,70 +140,64 @@ def message_for(
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}; known: {', '.join(LANGUAGES)}")
     seats = seats or SeatColours.for_game("maedn")
-    de = lang == "de"
 
-    def name(seat: int) -> str:
+    def say(key: str, **params: object) -> str:
+        return text(key, lang, **params)
+
+    def who(seat: int) -> str:
         return seats.name(seat, lang)
 
-    def pick(german: str, english: str) -> str:
-        return german if de else english
-
-    if isinstance(signal, s.Turn):
-        german, english = _EXPECT.get(signal.expect, (signal.expect, signal.expect))
-        return _message(pick(f"{name(signal.seat)} ist dran", f"{name(signal.seat)} to play"),
-                        pick(german, english))
-    if isinstance(signal, s.DiceAccepted):
-        values = " ".join(str(v) for v in signal.values)
-        return _message(pick(f"{name(signal.seat)} würfelt", f"{name(signal.seat)} rolled"),
-                        pick(f"Wurf: {values}", f"Dice: {values}"))
-    if isinstance(signal, s.PlayAccepted):
-        return _message(pick(f"{name(signal.seat)}: Zug ok", f"{name(signal.seat)}: move ok"),
-                        signal.notation)
-    if isinstance(signal, s.Illegal):
-        fields = ", ".join(signal.restore or signal.fields)
-        return _message(pick(f"{name(signal.seat)}: ungültig", f"{name(signal.seat)}: illegal"),
-                        pick(signal.reason_de, signal.reason_en),
-                        fields=pick(f"Felder: {fields}", f"Fields: {fields}") if fields else "")
-    if isinstance(signal, s.BoardDiffers):
-        fields = ", ".join(signal.fields)
-        return _message(pick("Brett stimmt nicht", "Board differs"),
-                        fields=pick(f"Felder: {fields}", f"Fields: {fields}"))
-    if isinstance(signal, s.Reroll):
-        return _message(pick(f"{name(signal.seat)}: nochmal", f"{name(signal.seat)}: roll again"),
-                        pick(signal.reason_de, signal.reason_en))
-    if isinstance(signal, s.ThreeTries):
-        return _message(pick(f"{name(signal.seat)}: Versuch {signal.attempt}/3",
-                             f"{name(signal.seat)}: try {signal.attempt}/3"),
-                        pick("Würfeln bis zur 6", "Roll for a 6"))
-    if isinstance(signal, s.ExtraRoll):
-        return _message(pick(f"{name(signal.seat)} würfelt nochmal",
-                             f"{name(signal.seat)} rolls again"))
-    if isinstance(signal, s.RollElectronicDie):
-        return _message(pick(f"{name(signal.seat)} würfelt", f"{name(signal.seat)} rolls"),
-                        pick("Würfel rollt ...", "Die is rolling ..."))
-    if isinstance(signal, s.CubeOffered):
-        return _message(pick(f"{name(signal.seat)} verdoppelt", f"{name(signal.seat)} doubles"),
-                        pick(f"auf {signal.cube}", f"to {signal.cube}"))
-    if isinstance(signal, s.CubeTaken):
-        return _message(pick(f"{name(signal.seat)} nimmt an", f"{name(signal.seat)} takes"),
-                        pick(f"Doppler: {signal.cube}", f"Cube: {signal.cube}"))
-    if isinstance(signal, s.GameOver):
-        return Message(pick("Spielende!", "Game over!"), tuple(_game_over_lines(signal, de, name)))
-    if isinstance(signal, s.Notice):
-        return Message("", (pick(signal.text_de, signal.text_en),))
+    match signal:
+        case s.Turn():
+            return _message(say("display.turn", seat=who(signal.seat)),
+                            say(f"expect.{signal.expect}"))
+        case s.DiceAccepted():
+            dice = " ".join(str(v) for v in signal.values)
+            return _message(say("display.rolled", seat=who(signal.seat)),
+                            say("display.dice", dice=dice))
+        case s.PlayAccepted():
+            return _message(say("display.play_ok", seat=who(signal.seat)), signal.notation)
+        case s.Illegal():
+            fields = ", ".join(signal.restore or signal.fields)
+            return _message(say("display.illegal", seat=who(signal.seat)),
+                            signal.reason.text(lang),
+                            fields=say("display.fields", fields=fields) if fields else "")
+        case s.BoardDiffers():
+            return _message(say("display.board_differs"),
+                            fields=say("display.fields", fields=", ".join(signal.fields)))
+        case s.Reroll():
+            return _message(say("display.roll_again", seat=who(signal.seat)),
+                            signal.reason.text(lang))
+        case s.ThreeTries():
+            return _message(say("display.try", seat=who(signal.seat), attempt=signal.attempt),
+                            say("display.roll_for_six"))
+        case s.ExtraRoll():
+            return _message(say("display.extra_roll", seat=who(signal.seat)))
+        case s.RollElectronicDie():
+            return _message(say("display.electronic_die", seat=who(signal.seat)),
+                            say("display.die_rolling"))
+        case s.CubeOffered():
+            return _message(say("display.doubles", seat=who(signal.seat)),
+                            say("display.double_to", cube=signal.cube))
+        case s.CubeTaken():
+            return _message(say("display.takes", seat=who(signal.seat)),
+                            say("display.cube", cube=signal.cube))
+        case s.GameOver():
+            return Message(say("display.game_over"), tuple(_game_over_lines(signal, say, who)))
+        case s.Notice():
+            return Message("", (signal.reason.text(lang),))
     return None
 
 
-def _game_over_lines(signal: s.GameOver, de: bool, name: Callable[[int], str]) -> list[str]:
+def _game_over_lines(
+    signal: s.GameOver, say: Callable[..., str], who: Callable[[int], str]
+) -> list[str]:
     lines = []
     if signal.order:
-        winner = name(signal.order[0])
-        lines.append(f"Sieger: {winner}" if de else f"Winner: {winner}")
+        lines.append(say("display.winner", seat=who(signal.order[0])))
     if signal.result:
-        german, english = _RESULT.get(signal.result, (signal.result, signal.result))
-        points = f"{signal.points} P." if de else f"{signal.points} pt"
-        lines.append(f"{german if de else english}, {points}")
+        lines.append(say("display.result_points", result=say(f"result.{signal.result}"),
+                         points=signal.points))
     if signal.match_score:
-        score = ":".join(str(p) for p in signal.match_score)
-        lines.append(f"Stand {score}" if de else f"Score {score}")
+        lines.append(say("display.score", score=":".join(str(p) for p in signal.match_score)))
     return lines

@@ -15,8 +15,11 @@ from collections.abc import Callable
 
 from gpiozero import Button
 
-from controller.events import ButtonPressed, DieThrown, Event
+from controller.words.buttons import Button as Name
+from controller.words.catalogue import text
+from controller.words.events import ButtonPressed, DieThrown, Event
 from hardware.devices import TableDevices
+from hardware.pinmap import DICE_TRAY
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +58,13 @@ class InputEvents:
         self._quiet_s = pinmap.dice_quiet_s
         self._last_shake = -1e9
         for name, button in devices.buttons.items():
-            self._wire(button, name, None, pinmap.bounce_s, long_allowed=name == "undo")
+            self._wire(button, name, None, pinmap.bounce_s, long_allowed=name is Name.UNDO)
         for seat, button in devices.done_buttons.items():
-            self._wire(button, "done", seat, pinmap.bounce_s, long_allowed=False)
+            self._wire(button, Name.DONE, seat, pinmap.bounce_s, long_allowed=False)
         devices.dice_tray.when_activated = self._shake
 
     def _wire(
-        self, button: Button, name: str, seat: int | None, bounce_s: float, long_allowed: bool
+        self, button: Button, name: Name, seat: int | None, bounce_s: float, long_allowed: bool
     ) -> None:
         edges = _Edges(bounce_s)
 
@@ -106,27 +109,31 @@ class InputEvents:
         log.debug("input events stopped")
 
 
-BOARD_INPUTS = {0: "roll", 1: "undo", 2: "new_game", 3: "dice_tray"}
+def input_name(name: str, seat: int | None, lang: str) -> str:
+    """A button or sensor as the table names it in `lang` ("Fertig Platz 2", "dice tray")."""
+    word = text(f"button.{name}", lang)
+    return word if seat is None else text("button.of_seat", lang, button=word, seat=seat + 1)
 
 
 class BoardInputs:
     """Inputs wired to the display board (debounced there) as Events: `DisplayLink.on_sensor`.
 
-    `names` maps the board's input ids to button names, or "dice_tray" for the tray sensor.
-    Undo is long when released after `long_press_s`; the tray honours the same quiet time as
-    the Pi's own sensor. Runs on the link's I/O thread, so it only puts Events on the queue.
+    `names` maps the board's input ids to button names, or "dice_tray" for the tray sensor
+    (`PinMap.board_input_names`). Undo is long when released after `long_press_s`; the tray
+    honours the same quiet time as the Pi's own sensor. Runs on the link's I/O thread, so it
+    only puts Events on the queue.
     """
 
     def __init__(
         self,
         events: queue.Queue[Event],
-        names: dict[int, str] | None = None,
+        names: dict[int, str],
         clock: Clock = time.monotonic,
         long_press_s: float = 1.5,
         quiet_s: float = 1.0,
     ) -> None:
         self.events = events
-        self.names = dict(BOARD_INPUTS if names is None else names)
+        self.names = dict(names)
         self.clock = clock
         self.long_press_s = long_press_s
         self.quiet_s = quiet_s
@@ -139,12 +146,12 @@ class BoardInputs:
             log.warning("board input %d is not mapped to a button", input_id)
             return
         t = self.clock()
-        if name == "dice_tray":
+        if name == DICE_TRAY:
             if active:
                 if t - self._last_shake >= self.quiet_s:
                     self.events.put(DieThrown(t))
                 self._last_shake = t
-        elif name == "undo":
+        elif name == Name.UNDO:
             if active:
                 self._pressed_at[input_id] = t
             elif input_id in self._pressed_at:

@@ -1,9 +1,11 @@
-"""The pin map: which GPIO every LED, button, sensor and the display UART use.
+"""The pin map: which GPIO every LED, button, sensor and the display UART use, and which
+buttons are wired to the display board's own inputs instead.
 
 Read from TOML with `tomllib` into frozen dataclasses; defaults ship as
 `hardware/pinmap_default.toml` (documented in docs/wiring.md). Problems are found at start-up,
-before any pin is touched: an unknown key, a name that is not a GPIO of the 40-pin header, or a
-pin used twice raises `PinMapError` naming the key(s), the pin and the file.
+before any pin is touched: an unknown key, a name that is not a GPIO of the 40-pin header, a
+pin used twice or a button wired twice raises `PinMapError` naming the key(s), the pin and the
+file.
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from controller.words.buttons import TABLE_BUTTONS, Button
+
 MAX_SEATS = 4
+BOARD_INPUTS = 4  # the display board's own inputs 0..3 (its GP16..GP19, docs/firmware.md)
+DICE_TRAY = "dice_tray"  # the tray sensor's name among the display board's inputs
+OPTIONAL_BUTTONS = (Button.DOUBLE, Button.TAKE, Button.DROP)
 DEFAULT_NAME = "pinmap_default.toml"
 
 # BCM GPIO number -> physical pin on the 40-pin header.
@@ -56,7 +63,21 @@ class PinMap:
     long_press_s: float = 1.5
     bounce_s: float = 0.05
     dice_quiet_s: float = 1.0
+    double: str | None = None  # the doubling cube's buttons, when wired to a GPIO
+    take: str | None = None
+    drop: str | None = None
+    board_inputs: tuple[tuple[str, int], ...] = ()  # (button or "dice_tray", board input)
     source: str = DEFAULT_NAME
+
+    def button_pins(self) -> dict[Button, str]:
+        """The table's shared buttons wired to a GPIO: name -> pin (per-seat done buttons are
+        in `seats`)."""
+        pins = {button: getattr(self, button.value) for button in TABLE_BUTTONS}
+        return {button: pin for button, pin in pins.items() if pin is not None}
+
+    def board_input_names(self) -> dict[int, str]:
+        """The display board's inputs that are wired: input id -> button or "dice_tray"."""
+        return {number: name for name, number in self.board_inputs}
 
     def assignments(self) -> list[tuple[str, str]]:
         """(key, pin) for every pin in use, in pin-map order (checks, self-test, wiring table)."""
@@ -70,9 +91,7 @@ class PinMap:
             *out,
             ("leds.status", self.status_led),
             ("buzzer.pin", self.buzzer),
-            ("buttons.undo", self.undo),
-            ("buttons.roll", self.roll),
-            ("buttons.new_game", self.new_game),
+            *((f"buttons.{name}", pin) for name, pin in self.button_pins().items()),
             ("dice_tray.pin", self.dice_tray),
             ("display.tx", self.display_tx),
             ("display.rx", self.display_rx),
@@ -89,14 +108,13 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     "leds": {"common_anode": bool, "status": str},
     "buzzer": {"pin": str},
     "buttons": {
-        "undo": str,
-        "roll": str,
-        "new_game": str,
+        **{button.value: str for button in TABLE_BUTTONS},
         "long_press_s": (int, float),
         "bounce_s": (int, float),
     },
     "dice_tray": {"pin": str, "quiet_s": (int, float)},
     "display": {"port": str, "tx": str, "rx": str},
+    "board_inputs": {**{button.value: int for button in TABLE_BUTTONS}, DICE_TRAY: int},
 }
 _REQUIRED = {
     "seat": ("red", "green", "blue"),
@@ -105,6 +123,7 @@ _REQUIRED = {
     "buttons": ("undo", "roll", "new_game"),
     "dice_tray": ("pin",),
     "display": ("port", "tx", "rx"),
+    "board_inputs": (),
 }
 
 
@@ -115,10 +134,11 @@ def load_pinmap(path: str | Path | None = None) -> PinMap:
         return parse_pinmap(text, DEFAULT_NAME)
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        raw = file.read_bytes()
     except OSError as exc:
         raise PinMapError(f"{file}: cannot read the pin map: {exc.strerror}") from exc
-    return parse_pinmap(text, str(file))
+    # bytes that are not UTF-8 cannot be TOML either: parsing them names the place
+    return parse_pinmap(raw.decode("utf-8", errors="replace"), str(file))
 
 
 def parse_pinmap(text: str, source: str) -> PinMap:
@@ -142,6 +162,7 @@ def parse_pinmap(text: str, source: str) -> PinMap:
     buttons = _table(data.get("buttons", {}), "buttons", "buttons", source)
     tray = _table(data.get("dice_tray", {}), "dice_tray", "dice_tray", source)
     display = _table(data.get("display", {}), "display", "display", source)
+    board = _table(data.get("board_inputs", {}), "board_inputs", "board_inputs", source)
     pinmap = PinMap(
         seats=tuple(seats),
         status_led=leds["status"],
@@ -157,9 +178,12 @@ def parse_pinmap(text: str, source: str) -> PinMap:
         long_press_s=float(buttons.get("long_press_s", 1.5)),
         bounce_s=float(buttons.get("bounce_s", 0.05)),
         dice_quiet_s=float(tray.get("quiet_s", 1.0)),
+        **{button.value: buttons.get(button.value) for button in OPTIONAL_BUTTONS},
+        board_inputs=tuple(board.items()),
         source=source,
     )
     _check_pins(pinmap, source)
+    _check_board_inputs(pinmap, source)
     return pinmap
 
 
@@ -177,6 +201,22 @@ def _table(raw: Any, kind: str, where: str, source: str) -> dict[str, Any]:
         if key not in raw:
             raise PinMapError(f"{source}: {where}.{key} is missing")
     return raw
+
+
+def _check_board_inputs(pinmap: PinMap, source: str) -> None:
+    seen: dict[int, str] = {}
+    on_gpio = set(pinmap.button_pins())
+    for name, number in pinmap.board_inputs:
+        if not 0 <= number < BOARD_INPUTS:
+            raise PinMapError(f"{source}: board_inputs.{name} = {number} is not an input of the "
+                              f"display board (0..{BOARD_INPUTS - 1})")
+        if number in seen:
+            raise PinMapError(f"{source}: display board input {number} is used twice: "
+                              f"board_inputs.{seen[number]} and board_inputs.{name}")
+        if name in on_gpio:
+            raise PinMapError(f"{source}: the {name} button is wired twice: buttons.{name} and "
+                              f"board_inputs.{name}")
+        seen[number] = name
 
 
 def _check_pins(pinmap: PinMap, source: str) -> None:

@@ -1,7 +1,8 @@
 """Seat colours: the name a player reads and the RGB value the seat LED shows.
 
-Names follow `controller.config` (`seats.backgammon`, `seats.maedn`). An RGB LED cannot show
-black, so black seats light blue (the LED must still say "your turn").
+Names follow `controller.config` (`seats.backgammon`, `seats.maedn`) and are said in the table's
+language (catalogue keys `colour.<name>`). An RGB LED cannot show black, so black seats light
+blue (the LED must still say "your turn").
 """
 
 from __future__ import annotations
@@ -9,23 +10,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from controller.words.catalogue import text
+
 RGB = tuple[float, float, float]
 
 
 class SeatColour(NamedTuple):
     key: str
-    de: str
-    en: str
     led: RGB
+    lamp: str  # the colour the LED lights in, by name
+    def name(self, lang: str = "de") -> str:
+        return text(f"colour.{self.key}", lang)
 
 
 COLOURS: dict[str, SeatColour] = {
-    "white": SeatColour("white", "Weiß", "White", (1.0, 1.0, 1.0)),
-    "black": SeatColour("black", "Schwarz", "Black", (0.0, 0.0, 1.0)),
-    "yellow": SeatColour("yellow", "Gelb", "Yellow", (1.0, 0.6, 0.0)),
-    "green": SeatColour("green", "Grün", "Green", (0.0, 1.0, 0.0)),
-    "red": SeatColour("red", "Rot", "Red", (1.0, 0.0, 0.0)),
-    "blue": SeatColour("blue", "Blau", "Blue", (0.0, 0.0, 1.0)),
+    "white": SeatColour("white", (1.0, 1.0, 1.0), "white"),
+    "black": SeatColour("black", (0.0, 0.0, 1.0), "blue"),
+    "yellow": SeatColour("yellow", (1.0, 0.6, 0.0), "yellow"),
+    "green": SeatColour("green", (0.0, 1.0, 0.0), "green"),
+    "red": SeatColour("red", (1.0, 0.0, 0.0), "red"),
+    "blue": SeatColour("blue", (0.0, 0.0, 1.0), "blue"),
 }
 
 DEFAULT_SEATS = {
@@ -55,9 +59,13 @@ class SeatColours:
     def name(self, seat: int, lang: str = "de") -> str:
         """The seat's colour name in `lang` ("Spieler 5" / "Player 5" beyond the known seats)."""
         if 0 <= seat < len(self.colours):
-            colour = self.colours[seat]
-            return colour.de if lang == "de" else colour.en
-        return f"Spieler {seat + 1}" if lang == "de" else f"Player {seat + 1}"
+            return self.colours[seat].name(lang)
+        return text("colour.seat", lang, number=seat + 1)
+
+    def lamp(self, seat: int) -> str:
+        """The colour the seat's LED lights in, by name ("white" beyond the known seats)."""
+        return self.colours[seat].lamp if 0 <= seat < len(self.colours) else "white"
 
     def led(self, seat: int) -> RGB:
         return self.colours[seat].led if 0 <= seat < len(self.colours) else (1.0, 1.0, 1.0)
+

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
+import subprocess
+import sys
 import tempfile
 import textwrap
 import threading
@@ -19,24 +21,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.events import ButtonPressed, DieThrown, Event
+import cv2
+import numpy as np
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from controller.words.buttons import Button
+from controller.words.catalogue import text
+from controller.words.events import ButtonPressed, DieThrown, Event
+from hardware.board_emulator import read_dump
 from hardware.camera import CameraProbe, probe_camera
 from hardware.devices import TableDevices
 from hardware.display_link import DisplayLink
-from hardware.input_events import InputEvents
-from hardware.pinmap import PinMap
+from hardware.input_events import BoardInputs, InputEvents, input_name
+from hardware.pinmap import DICE_TRAY, PinMap
 
 log = logging.getLogger(__name__)
 
 TEST_COLOURS = {"red": (1.0, 0.0, 0.0), "green": (0.0, 1.0, 0.0), "blue": (0.0, 0.0, 1.0)}
 TEST_PATTERN = ("Selbsttest Self-test", "ÄÖÜ äöü ß 20° →←", "0123456789ABCDEFGHIJ", "█" * 20)
-BUTTON_WORDS = {
-    "roll": ("Würfeln", "roll"),
-    "undo": ("Zurück", "undo"),
-    "new_game": ("Neues Spiel", "new game"),
-    "done": ("Fertig", "done"),
-    "dice_tray": ("Würfelschale", "dice tray"),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,44 +69,65 @@ class SelftestReport:
 
 @dataclass(frozen=True, slots=True)
 class Input:
-    """One input the self-test asks for: its event name, seat, and the pin behind it."""
+    """One input the self-test asks for: its name, seat, and the Pi's pin behind it, or the
+    display board's input it is wired to."""
 
     name: str
     seat: int | None
-    pin: str
+    pin: str | None = None
+    board_input: int | None = None
 
     def label(self, lang: str) -> str:
-        german, english = BUTTON_WORDS[self.name]
-        word = german if lang == "de" else english
-        if self.seat is None:
-            return word
-        return f"{word} Platz {self.seat + 1}" if lang == "de" else f"{word} seat {self.seat + 1}"
+        return input_name(self.name, self.seat, lang)
+
+    @property
+    def wire(self) -> str:
+        """Where it is wired, for the report."""
+        return self.pin if self.pin is not None else f"display board input {self.board_input}"
 
 
 def inputs_of(pinmap: PinMap) -> list[Input]:
-    out = [Input(n, None, getattr(pinmap, n)) for n in ("roll", "undo", "new_game")]
-    out += [Input("done", i, s.done) for i, s in enumerate(pinmap.seats) if s.done is not None]
-    return [*out, Input("dice_tray", None, pinmap.dice_tray)]
+    """Every button and sensor of the pin map, in the order a person is asked for them."""
+    out = [Input(name, None, pin) for name, pin in pinmap.button_pins().items()]
+    out += [Input(Button.DONE, i, s.done) for i, s in enumerate(pinmap.seats)
+            if s.done is not None]
+    out.append(Input(DICE_TRAY, None, pinmap.dice_tray))
+    return out + [Input(name, None, board_input=number)
+                  for number, name in sorted(pinmap.board_input_names().items())]
 
 
 Presser = Callable[[Input], None]
+BoardPresser = Callable[[int, bool], None]
 
 
-def mock_presser(factory: Any, skip: frozenset[str] = frozenset()) -> Presser:
-    """A simulated person: presses and releases the asked input on the mock pins."""
+def mock_presser(factory: Any, board: BoardPresser | None = None) -> Presser:
+    """A simulated person: presses and releases the asked input, on the mock pins or on the
+    (emulated) display board's inputs through `board`."""
 
     def press(item: Input) -> None:
-        if item.label("en") in skip:
-            return
-
         def act() -> None:
             time.sleep(0.05)
-            pin = factory.pin(item.pin)
-            pin.drive_low()
-            time.sleep(0.06)
-            pin.drive_high()
+            if item.pin is not None:
+                pin = factory.pin(item.pin)
+                pin.drive_low()
+                time.sleep(0.06)
+                pin.drive_high()
+            elif board is not None and item.board_input is not None:
+                board(item.board_input, True)
+                time.sleep(0.06)
+                board(item.board_input, False)
 
         threading.Thread(target=act, daemon=True).start()
+
+    return press
+
+
+def skipping(presser: Presser, labels: frozenset[str]) -> Presser:
+    """The same person, who does not press the inputs named (in English) in `labels`."""
+
+    def press(item: Input) -> None:
+        if item.label("en") not in labels:
+            presser(item)
 
     return press
 
@@ -125,15 +148,19 @@ def run_selftest(
 ) -> SelftestReport:
     """Run every check; `ask` shows a request to the person at the table."""
     report = SelftestReport()
+    events: queue.Queue[Event] = queue.Queue()
     with TableDevices(pinmap, pin_factory=pin_factory) as devices:
         _check_leds(report, devices, pinmap, step_s)
         _check_buzzer(report, devices, pinmap, step_s)
-        link = DisplayLink(display_port) if display_port else None
+        board = BoardInputs(events, pinmap.board_input_names(), long_press_s=pinmap.long_press_s,
+                            quiet_s=pinmap.dice_quiet_s)
+        link = DisplayLink(display_port, on_sensor=board) if display_port else None
         if link is not None:
             link.start()
         try:
             _check_display(report, link, screen_reader, sync_timeout_s)
-            _check_inputs(report, devices, pinmap, link, presser, ask, lang, button_timeout_s)
+            _check_inputs(report, devices, pinmap, link, presser, ask, lang, button_timeout_s,
+                          events)
         finally:
             if link is not None:
                 link.close()
@@ -217,8 +244,8 @@ def _check_inputs(
     ask: Callable[[str], None],
     lang: str,
     timeout_s: float,
+    events: queue.Queue[Event],
 ) -> None:
-    events: queue.Queue[Event] = queue.Queue()
     inputs = InputEvents(devices, events)
     try:
         for item in inputs_of(pinmap):
@@ -231,19 +258,18 @@ def _check_inputs(
             got = _wait_for(events, item, timeout_s)
             name = f"input {item.label('en')}"
             if got:
-                report.add(name, True, f"{item.pin} pressed")
+                report.add(name, True, f"{item.wire} pressed")
             else:
-                report.add(name, False, f"no press on {item.pin} within {timeout_s:g} s")
+                report.add(name, False, f"no press on {item.wire} within {timeout_s:g} s")
             time.sleep(max(pinmap.bounce_s, 0.1))
     finally:
         inputs.close()
 
 
 def _prompt(item: Input, lang: str) -> str:
-    if item.name == "dice_tray":
-        return "Würfelschale schütteln" if lang == "de" else "Shake the dice tray"
-    label = item.label(lang)
-    return f"Bitte '{label}' drücken" if lang == "de" else f"Press '{label}'"
+    if item.name == DICE_TRAY:
+        return text("selftest.shake", lang)
+    return text("selftest.press", lang, button=item.label(lang))
 
 
 def _wrap20(text: str) -> list[str]:
@@ -257,7 +283,7 @@ def _wait_for(events: queue.Queue[Event], item: Input, timeout_s: float) -> bool
             event = events.get(timeout=left)
         except queue.Empty:
             return False
-        if item.name == "dice_tray" and isinstance(event, DieThrown):
+        if item.name == DICE_TRAY and isinstance(event, DieThrown):
             return True
         if isinstance(event, ButtonPressed) and (event.name, event.seat) == (item.name, item.seat):
             return True
@@ -283,23 +309,15 @@ def on_raspberry_pi() -> bool:
 @contextlib.contextmanager
 def simulated_table() -> Iterator[dict[str, Any]]:
     """Mock pins, an emulated display board and a test image as camera, cleaned up after."""
-    import subprocess
-    import sys
-
-    import cv2
-    import numpy as np
-    from gpiozero.pins.mock import MockFactory, MockPWMPin
-
-    from hardware.board_emulator import read_dump
-
     factory = MockFactory(pin_class=MockPWMPin)
     with tempfile.TemporaryDirectory(prefix="spieltisch-selftest-") as folder:
         port, dump = Path(folder) / "board", Path(folder) / "board.json"
+        inputs = Path(folder) / "board-inputs"
         image = Path(folder) / "camera.png"
         cv2.imwrite(str(image), np.full((480, 640, 3), 128, np.uint8))
         process = subprocess.Popen(
             [sys.executable, "-m", "hardware.board_emulator", "--port", str(port),
-             "--dump", str(dump)],
+             "--dump", str(dump), "--inputs", str(inputs)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -313,11 +331,15 @@ def simulated_table() -> Iterator[dict[str, Any]]:
                 state = read_dump(dump)
                 return None if state is None else list(state["lines"])
 
+            def board(input_id: int, active: bool) -> None:
+                with inputs.open("a", encoding="utf-8") as file:
+                    file.write(f"{input_id} {int(active)}\n")
+
             yield {
                 "pin_factory": factory,
                 "display_port": str(port),
                 "camera": {"source": "files", "path": image},
-                "presser": mock_presser(factory),
+                "presser": mock_presser(factory, board),
                 "screen_reader": screen,
             }
         finally:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from controller import signals as s
+from controller.words import signals as s
 from hardware import display_text
 from hardware.devices import TableDevices
 from hardware.display_link import DisplayLink
@@ -31,6 +32,15 @@ ILLEGAL_BEEP_S = (0.3, 0.15, 3)  # on, off, count
 NOTICE_BLINK_S = 0.2
 
 
+@dataclass(frozen=True, slots=True)
+class Light:
+    """What a lit seat LED shows: its pattern ("on", "slow", "fast", "pulse") and the
+    colour by name, so that the terminal view can say it in words."""
+
+    pattern: str
+    colour: str
+
+
 class SignalOutputs:
     """Applies Signals to the table's devices; each call returns at once (gpiozero threads)."""
 
@@ -46,6 +56,7 @@ class SignalOutputs:
         self.seats = seats
         self.lang = lang
         self.pager = DisplayPager(display, page_s) if display is not None else None
+        self.lights: dict[int, Light] = {}  # what each lit seat LED shows
         devices.status_led.on()
 
     def apply_all(self, signals: Iterable[s.Signal]) -> None:
@@ -76,17 +87,17 @@ class SignalOutputs:
             if signal.expect == s.EXPECT_ROLL_AGAIN:
                 self._only(signal.seat, "slow")
             elif signal.expect == s.EXPECT_CORRECT:
-                self._only(signal.seat, "fast_red")
+                self._only(signal.seat, "fast")
             else:
-                self._only(signal.seat, "steady")
+                self._only(signal.seat, "on")
         elif isinstance(signal, s.PlayAccepted):
             self.devices.buzzer.beep(on_time=ACCEPT_BEEP_S, off_time=ACCEPT_BEEP_S, n=1)
         elif isinstance(signal, s.Illegal):
-            self._only(signal.seat, "fast_red")
+            self._only(signal.seat, "fast")
             on, off, count = ILLEGAL_BEEP_S
             self.devices.buzzer.beep(on_time=on, off_time=off, n=count)
         elif isinstance(signal, s.BoardDiffers):
-            self._only(signal.seat, "fast_red")
+            self._only(signal.seat, "fast")
         elif isinstance(signal, s.Reroll | s.ThreeTries | s.ExtraRoll):
             self._only(signal.seat, "slow")
         elif isinstance(signal, s.GameOver):
@@ -94,16 +105,20 @@ class SignalOutputs:
 
     def _only(self, seat: int | None, pattern: str) -> None:
         """Light `seat` with `pattern` and switch every other seat LED off."""
+        self.lights = {}
+        if seat is not None and 0 <= seat < len(self.devices.seat_leds):
+            colour = "red" if pattern == "fast" else self.seats.lamp(seat)
+            self.lights[seat] = Light(pattern, colour)
         for index, led in enumerate(self.devices.seat_leds):
             if index != seat:
                 led.off()
                 continue
             colour = self.seats.led(index)
-            if pattern == "steady":
+            if pattern == "on":
                 led.color = colour
             elif pattern == "slow":
                 led.blink(on_time=SLOW_BLINK_S, off_time=SLOW_BLINK_S, on_color=colour)
-            elif pattern == "fast_red":
+            elif pattern == "fast":
                 led.blink(on_time=FAST_BLINK_S, off_time=FAST_BLINK_S, on_color=RED)
             else:
                 led.pulse(fade_in_time=PULSE_S, fade_out_time=PULSE_S, on_color=colour)
@@ -115,6 +130,7 @@ class SignalOutputs:
         link are closed by their owner)."""
         if self.pager is not None:
             self.pager.stop()
+        self.lights = {}
         for led in self.devices.seat_leds:
             led.off()
         self.devices.buzzer.off()

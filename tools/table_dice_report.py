@@ -1,6 +1,6 @@
 """Flat dice at the simulated table, read as the table reads them.
 
-For each camera mount of the simulated table (`controller.frame_source.simulated_mount`, the
+For each camera mount of the simulated table (`controller.sim.camera.simulated_mount`, the
 mount a game with that seed is played under) the start position is drawn with dice thrown
 where that game's throws land, calibrated from a frame of it with the mount's height measured
 to the centimetre (as the simulated table does), and read by the table's own frame reader
@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller.frame_source import measured_camera_heights, simulated_mount
+from controller.sim.camera import measured_camera_heights, simulated_mount
 from vision import renderer
 from vision.calibrate import calibrate
 from vision.calibration import STANDARD_BACKGAMMON, maedn_start

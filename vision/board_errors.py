@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.rules.reasons import Reason, reason
+from controller.words import Reason, reason
 
 TOO_DIM = reason("vision_too_dim", "Zu wenig Licht über dem Brett",
                  "Too little light on the board")

@@ -21,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from controller.events import BackgammonBoard, MaednBoard
+from controller.words import BackgammonBoard, MaednBoard
 from vision.board_errors import CalibrationError
 from vision.board_finder import board_corners
 from vision.calibrate import calibrate

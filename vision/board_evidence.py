@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.events import BackgammonBoard, MaednBoard
+from controller.words import BackgammonBoard, MaednBoard
 from vision.board_look import BACKGROUND, FIRST_PIECE, SHADOW, UNEXPLAINED, WEAK
 from vision.board_regions import ALONG_STEP, FieldDiscs, LaneRows
 from vision.geometry import BackgammonGeometry, Lane, MaednGeometry

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from controller.rules.reasons import Reason
+from controller.words import Reason
 from vision import board_outline
 from vision.board_errors import (
     MARKERS_MISSING,

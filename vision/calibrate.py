@@ -15,7 +15,7 @@ import logging
 
 import numpy as np
 
-from controller.events import BackgammonBoard, MaednBoard
+from controller.words import BackgammonBoard, MaednBoard
 from vision import calibration_learn as learn
 from vision.board_errors import (
     BLURRED,

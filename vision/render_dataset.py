@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from controller.events import BackgammonBoard, MaednBoard
+from controller.words import BackgammonBoard, MaednBoard
 from vision.calibration import STANDARD_BACKGAMMON, maedn_start
 from vision.geometry import DIE_SIZE_MM, GAMES, MaednGeometry, load_geometry
 from vision.render_board import HOFER, PALETTES, Palette

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from controller.events import BackgammonBoard, MaednBoard
+from controller.words import BackgammonBoard, MaednBoard
 from vision import render_board
 from vision.geometry import DIE_SIZE_MM, Rect, TableGeometry, load_geometry
 from vision.parallax import Parallax

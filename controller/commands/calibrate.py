@@ -23,9 +23,8 @@ import cv2
 import numpy as np
 
 from controller.commands.vision import camera_height
-from controller.events import BackgammonBoard, BoardObserved, MaednBoard
-from controller.rules.reasons import lookup
 from controller.table_log import TableLogError, event_from_json
+from controller.words import BackgammonBoard, BoardObserved, MaednBoard, lookup
 from vision.board_errors import CalibrationError
 from vision.board_finder import parse_corners
 from vision.calibrate import calibrate

@@ -14,6 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller import config as table_config
+from controller import game_export, table_log
+from controller.journal import Journal
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("journal", help="show or export the games in the journal")
@@ -30,10 +34,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller import config as table_config
-    from controller import game_export, table_log
-    from controller.journal import Journal
-
     if args.data_dir:
         directory = Path(args.data_dir)
     else:

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+from controller.commands.play import add_play_arguments, run_play
+from controller.table.session_recorder import LOG
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -14,19 +19,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("folder", metavar="FOLDER", help="new folder for the recording")
     parser.add_argument("--every", type=int, default=1, metavar="N", help="keep every N-th frame")
-    from controller.table_app import add_play_arguments
-
     add_play_arguments(parser, recording=False)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-    from pathlib import Path
-
-    from controller.session_recorder import LOG
-    from controller.table_app import run_play
-
     if args.every < 1:
         print(f"error: --every must be at least 1, not {args.every}", file=sys.stderr)
         return 2

@@ -7,6 +7,9 @@ import logging
 import sys
 from pathlib import Path
 
+from controller.rules.games import NAMES
+from vision.render_dataset import write_dataset
+
 log = logging.getLogger(__name__)
 
 
@@ -31,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "render", help="render labelled camera frames of random positions (images + labels.json)")
     parser.add_argument("outdir", type=Path, metavar="OUTDIR")
-    parser.add_argument("--game", choices=("backgammon", "maedn"), required=True)
+    parser.add_argument("--game", choices=NAMES, required=True)
     parser.add_argument("--count", type=int, default=100, help="number of frames (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="same seed, same frames (default 0)")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
@@ -47,8 +50,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from vision.render_dataset import write_dataset
-
     if args.count < 1:
         print(f"render: --count must be at least 1, got {args.count}", file=sys.stderr)
         return 2

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+
+from controller.table.session_recorder import RecordingError, replay, replay_pipeline
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,12 +23,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import sys
-
-    from controller.session_recorder import RecordingError, replay
-    from controller.table_app import replay_pipeline
-
     try:
         pipeline = replay_pipeline(args.folder)
         result = replay(args.folder, pipeline)

@@ -12,7 +12,13 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO, TextIO
+
+from controller.rules import backgammon as bg
+from controller.rules import maedn_batch
+from controller.rules.errors import RulesError
+from controller.rules.games import BACKGAMMON, GAMES, MAEDN
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +80,6 @@ def legal_batch(stdin: BinaryIO, stdout: TextIO) -> int:
 
 def answer_line(raw: bytes | str) -> dict[str, Any]:
     """The answer object for one input line (an {"error": ...} when the line is bad)."""
-    from controller.rules.errors import RulesError
-
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as exc:
@@ -87,19 +91,16 @@ def answer_line(raw: bytes | str) -> dict[str, Any]:
     if not isinstance(obj, dict):
         return {"error": "line must be a JSON object"}
     game = obj.get("game")
+    answer = _ANSWERS.get(game) if isinstance(game, str) else None
+    if answer is None:
+        return {"error": f"unknown game {game!r}; known: {', '.join(GAMES)}"}
     try:
-        if game == "backgammon":
-            return _backgammon(obj)
-        if game == "maedn":
-            return _maedn(obj)
+        return answer(obj)
     except (RulesError, ValueError, TypeError, KeyError) as exc:
         return {"error": str(exc)}
-    return {"error": f"unknown game {game!r}; known: backgammon, maedn"}
 
 
 def _backgammon(obj: dict[str, Any]) -> dict[str, Any]:
-    from controller.rules import backgammon as bg
-
     variant = obj.get("variant", "standard")
     if not isinstance(variant, str):
         return {"error": f"variant must be a string, not {variant!r}"}
@@ -119,17 +120,13 @@ def _backgammon(obj: dict[str, Any]) -> dict[str, Any]:
     return {"results": sorted(set(pos.legal_result_ids(dice)))}
 
 
-def _maedn(obj: dict[str, Any]) -> dict[str, Any]:
-    try:
-        from controller.rules import maedn_batch
-    except ImportError as exc:
-        return {"error": f"Mensch ärgere Dich nicht engine not available: {exc}"}
-    return maedn_batch.handle(obj)
+_ANSWERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    BACKGAMMON.name: _backgammon,
+    MAEDN.name: maedn_batch.handle,
+}
 
 
 def _run_show_id(args: argparse.Namespace) -> int:
-    from controller.rules import backgammon as bg
-    from controller.rules.errors import RulesError
 
     try:
         pos = bg.Position.from_position_id(args.position_id)
@@ -141,8 +138,6 @@ def _run_show_id(args: argparse.Namespace) -> int:
 
 
 def _run_plays(args: argparse.Namespace) -> int:
-    from controller.rules import backgammon as bg
-    from controller.rules.errors import RulesError
 
     try:
         pos = bg.Position.from_position_id(args.position_id, 0, bg.Options.preset(args.variant))
@@ -157,8 +152,6 @@ def _run_plays(args: argparse.Namespace) -> int:
 
 def _run_judge(args: argparse.Namespace) -> int:
     """Exit status 0 when legal, 1 when illegal, 2 when the input is bad."""
-    from controller.rules import backgammon as bg
-    from controller.rules.errors import RulesError
 
     try:
         options = bg.Options.preset(args.variant)

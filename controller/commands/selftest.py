@@ -8,9 +8,15 @@ everything passed, 1 when something failed, 2 when the pin map cannot be used.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import sys
 from typing import Any
+
+from controller.words.catalogue import LANGUAGES
+from hardware import selftest
+from hardware.pinmap import PinMapError, load_pinmap
 
 
 def register(subparsers: Any) -> None:
@@ -32,18 +38,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--button-timeout", type=float, default=15.0, help="seconds to wait for each press (15)"
     )
-    parser.add_argument("--lang", choices=("de", "en"), default="de", help="language (de)")
+    parser.add_argument("--lang", choices=LANGUAGES, default="de", help="language (de)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import contextlib
-    import logging
-
-    from hardware import selftest
-    from hardware.pinmap import PinMapError, load_pinmap
-
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         pinmap = load_pinmap(args.pins or None)

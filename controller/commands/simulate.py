@@ -11,6 +11,10 @@ import argparse
 import json
 from typing import Any
 
+from controller.referee import TableSettings
+from controller.rules.games import NAMES
+from controller.sim.evening import GAMES, run_evening
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -26,7 +30,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--game",
-        choices=("backgammon", "maedn"),
+        choices=NAMES,
         help="only this game (default: both, every variant)",
     )
     parser.add_argument(
@@ -39,9 +43,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.referee_turns import TableSettings
-    from controller.sim.evening import GAMES, run_evening
-
     kinds = tuple(k for k in GAMES if args.game in (None, k[0]))
     settings = TableSettings(done_button=not args.no_done_button)
     report = run_evening(args.games, args.seed, args.illegal_rate, kinds, settings)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import cv2
 
-from controller.events import BoardObserved
 from controller.table_log import TableLogError, event_from_json, event_to_json
+from controller.words import BoardObserved
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.events import BackgammonBoard
 from controller.rules import gnubg_id
 from controller.rules.backgammon_movegen import (
     Key,
@@ -36,10 +35,11 @@ from controller.rules.backgammon_options import (
     Options,
 )
 from controller.rules.dice import check_dice, opening_roll
-from controller.rules.errors import InvalidNotation, InvalidPosition, RulesError
+from controller.rules.errors import IllegalMove, InvalidNotation, InvalidPosition
 from controller.rules.notation import BAR, Move, format_moves, parse_moves
-from controller.rules.reasons import Reason, reason
 from controller.rules.verdict import Verdict
+from controller.words.events import BackgammonBoard
+from controller.words.reasons import Reason, reason
 
 log = logging.getLogger(__name__)
 
@@ -59,95 +59,23 @@ __all__ = [
 CHECKERS = 15
 
 
-R_BAR_FIRST = reason(
-    "bar_first",
-    "Ein Stein auf der Bar muss zuerst eingesetzt werden",
-    "A checker on the bar must enter first",
-)
-R_BLOCKED = reason(
-    "blocked_point",
-    "Dieser Punkt ist vom Gegner besetzt (zwei oder mehr Steine)",
-    "That point is blocked by the opponent (two or more checkers)",
-)
-R_INTERMEDIATE = reason(
-    "intermediate_blocked",
-    "Der Zwischenlandepunkt ist vom Gegner besetzt",
-    "The intermediate landing point is blocked by the opponent",
-)
-R_BOTH = reason(
-    "must_use_both",
-    "Beide Würfelzahlen müssen gezogen werden",
-    "Both numbers must be played",
-)
-R_HIGHER = reason(
-    "must_use_higher",
-    "Die höhere Zahl muss gezogen werden",
-    "The higher number must be played",
-)
-R_DOUBLE_ALL = reason(
-    "must_use_double",
-    "Der Pasch muss so weit wie möglich gezogen werden",
-    "The double must be played as far as possible",
-)
-R_DISTANCE = reason(
-    "wrong_distance",
-    "Die gezogenen Steine passen nicht zu den Würfeln",
-    "The checkers moved do not match the dice",
-)
-R_NOT_HOME = reason(
-    "bear_off_not_home",
-    "Auswürfeln erst, wenn alle 15 Steine im Heimfeld sind",
-    "Bearing off only once all 15 checkers are in the home board",
-)
-R_HIGHER_POINT = reason(
-    "bear_off_higher_point",
-    "Mit einer höheren Zahl nur vom höchsten besetzten Punkt auswürfeln",
-    "A higher number bears off only from the highest occupied point",
-)
-R_LOWER_FIRST = reason(
-    "lower_die_first",
-    "Die niedrigere Zahl muss zuerst gezogen werden",
-    "The lower number must be played first",
-)
-R_LOWER_BLOCKED = reason(
-    "lower_die_blocked",
-    "Die niedrigere Zahl kann nicht gezogen werden: der ganze Wurf verfällt",
-    "The lower number cannot be played: the whole roll is lost",
-)
-R_TOP_FIRST = reason(
-    "top_face_first",
-    "Erst die Oberseite des Pasches voll ziehen, dann die Unterseite",
-    "Play the top face of the double in full before the bottom face",
-)
-R_NO_MOVE = reason(
-    "no_move_possible",
-    "Kein Zug möglich: der Wurf verfällt",
-    "No move is possible: the roll is lost",
-)
-R_MUST_MOVE = reason(
-    "must_move",
-    "Ein Zug ist möglich und muss gezogen werden",
-    "A move is possible and must be played",
-)
-R_NO_CHECKER = reason(
-    "no_checker",
-    "Auf diesem Punkt steht kein eigener Stein",
-    "There is no own checker on that point",
-)
-R_OPPONENT = reason(
-    "opponent_moved",
-    "Steine des Gegners wurden bewegt",
-    "The opponent's checkers were moved",
-)
-R_BACKWARDS = reason(
-    "backwards",
-    "Steine ziehen nur vorwärts",
-    "Checkers move forward only",
-)
-
-
-class IllegalMove(RulesError):
-    """A move that cannot be made on the board at all (no checker there, a blocked point)."""
+R_BAR_FIRST = reason("bar_first")
+R_BLOCKED = reason("blocked_point")
+R_INTERMEDIATE = reason("intermediate_blocked")
+R_BOTH = reason("must_use_both")
+R_HIGHER = reason("must_use_higher")
+R_DOUBLE_ALL = reason("must_use_double")
+R_DISTANCE = reason("wrong_distance")
+R_NOT_HOME = reason("bear_off_not_home")
+R_HIGHER_POINT = reason("bear_off_higher_point")
+R_LOWER_FIRST = reason("lower_die_first")
+R_LOWER_BLOCKED = reason("lower_die_blocked")
+R_TOP_FIRST = reason("top_face_first")
+R_NO_MOVE = reason("no_move_possible")
+R_MUST_MOVE = reason("must_move")
+R_NO_CHECKER = reason("no_checker")
+R_OPPONENT = reason("opponent_moved")
+R_BACKWARDS = reason("backwards")
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,15 +153,18 @@ class Position:
 
     # construction ---------------------------------------------------------------------------
 
-    @staticmethod
-    def initial(options: Options = STANDARD) -> Position:
-        """The 2-5-3-5 starting set-up, White (seat 0) on roll."""
+    @classmethod
+    def initial(cls, options: Options = STANDARD, players: int = 2) -> Position:
+        """The 2-5-3-5 starting set-up, White (seat 0) on roll (two players, as always)."""
+        if players != 2:
+            raise InvalidPosition(f"backgammon is played by 2 players, not {players!r}")
         side = [0] * 25
         side[23], side[12], side[7], side[5] = 2, 5, 3, 5
-        return Position((tuple(side), tuple(side)), 0, options)
+        return cls((tuple(side), tuple(side)), 0, options)
 
-    @staticmethod
-    def from_board(
+    @classmethod
+    def from_points(
+        cls,
         points: Sequence[int],
         bar: tuple[int, int] = (0, 0),
         off: tuple[int, int] | None = None,
@@ -251,7 +182,7 @@ class Position:
                 raise InvalidPosition(f"point {i + 1} holds {p!r}, not a whole number")
         white = [max(p, 0) for p in points] + [bar[0]]
         black = [max(-points[23 - j], 0) for j in range(24)] + [bar[1]]
-        position = Position((tuple(white), tuple(black)), turn, options)
+        position = cls((tuple(white), tuple(black)), turn, options)
         if off is not None:
             for seat, name in enumerate(("White", "Black")):
                 if off[seat] < 0 or off[seat] != position.off[seat]:
@@ -261,12 +192,12 @@ class Position:
                     )
         return position
 
-    @staticmethod
-    def from_events_board(
-        board: BackgammonBoard, turn: int = 0, options: Options = STANDARD
+    @classmethod
+    def from_board(
+        cls, board: BackgammonBoard, turn: int = 0, options: Options = STANDARD
     ) -> Position:
-        """From a stable camera reading (`controller.events.BackgammonBoard`)."""
-        return Position.from_board(
+        """The position a stable board reading shows (`BackgammonBoard`), `turn` on roll."""
+        return cls.from_points(
             board.points,
             (board.bar_white, board.bar_black),
             (board.off_white, board.off_black),
@@ -274,12 +205,12 @@ class Position:
             options,
         )
 
-    @staticmethod
-    def from_position_id(pid: str, turn: int = 0, options: Options = STANDARD) -> Position:
+    @classmethod
+    def from_position_id(cls, pid: str, turn: int = 0, options: Options = STANDARD) -> Position:
         """From a gnubg Position ID; `turn` is the seat on roll (the ID does not say)."""
         not_on_roll, on_roll = gnubg_id.decode_position(pid)
         sides = (on_roll, not_on_roll) if turn == 0 else (not_on_roll, on_roll)
-        return Position(sides, turn, options)
+        return cls(sides, turn, options)
 
     def with_turn(self, seat: int) -> Position:
         """The same checkers with `seat` on roll (e.g. after a roll was lost)."""
@@ -378,16 +309,27 @@ class Position:
         sides = (mine, theirs) if self.turn == 0 else (theirs, mine)
         return Position(sides, 1 - self.turn, self.options)
 
-    def apply(self, play: Play) -> Position:
-        """The position after `play`, opponent on roll. Checks the board allows each move.
+    def apply(self, play: Play, dice: Sequence[int] | None = None) -> Position:
+        """The position after `play`, opponent on roll. Checks the board allows each move, and
+        with `dice` also that the play is legal with them (`why_not`).
 
-        It does not check the dice: use `legal_plays`, `judge` or `why_not` for that.
-        IllegalMove names the first move the board does not allow.
+        IllegalMove names the rule and the first move the board does not allow.
         """
+        if dice is not None:
+            why = self.why_not(play, dice)
+            if why is not None:
+                raise IllegalMove(why, play)
         mine, hits, problem = _walk(self.sides[self.turn], self.sides[1 - self.turn], play.moves)
         if problem is not None:
-            raise IllegalMove(f"{problem[1]}: {problem[0].en}")
+            raise IllegalMove(*problem)
         return self._after((mine, hits))
+
+    def steps(self, play: Play, dice: Sequence[int] | None = None) -> list[Position]:
+        """The positions after each checker move of `play` in order, as a camera sees the play
+        being made (the last is `apply(play, dice)`; `dice` as there)."""
+        if dice is not None:
+            self.apply(play, dice)
+        return [self.apply(Play(play.moves[: k + 1])) for k in range(len(play.moves))]
 
     def judge(self, after: Position | BackgammonBoard, dice: Sequence[int]) -> Verdict[Play]:
         """Was the change from this position to `after` a legal play of `dice`?
@@ -398,7 +340,7 @@ class Position:
         """
         d1, d2 = check_dice(dice)
         if isinstance(after, BackgammonBoard):
-            after = Position.from_events_board(after, 1 - self.turn, self.options)
+            after = Position.from_board(after, 1 - self.turn, self.options)
         mine, theirs = self.sides[self.turn], self.sides[1 - self.turn]
         mine_after = after.sides[self.turn]
         hits = _hits_between(theirs, after.sides[1 - self.turn])
@@ -428,6 +370,10 @@ class Position:
         if (mine, hits) in table:
             return None
         return self._diagnose(mine, hits, dice, table)
+
+    def is_over(self) -> bool:
+        """True once a side has borne off all its checkers (`result` says how it ended)."""
+        return self.result() is not None
 
     def result(self) -> Result | None:
         """None while both sides have checkers left; else winner, kind and multiplier."""
@@ -541,21 +487,22 @@ def _hits_between(before: Side, after: Side) -> int | None:
 
 def _walk(
     mine: Side, theirs: Side, moves: Sequence[Move]
-) -> tuple[Side, int, tuple[Reason, str] | None]:
-    """Apply moves mechanically (board physics only): result counts, hits, first problem."""
+) -> tuple[Side, int, tuple[Reason, Move] | None]:
+    """Apply moves mechanically (board physics only): result counts, hits, first problem and
+    the move that has it."""
     blocked, blots = blocked_and_blots(theirs)
     m = [0, *mine]
     hits = 0
     for move in moves:
         src, dst = move.src, move.dst
         if not 1 <= src <= BAR or not 0 <= dst <= 24:
-            return mine, 0, (R_DISTANCE, f"move {move} leaves the board")
+            return mine, 0, (R_DISTANCE, move)
         if m[src] == 0:
-            return mine, 0, (R_NO_CHECKER, f"move {move}")
+            return mine, 0, (R_NO_CHECKER, move)
         if dst >= src:
-            return mine, 0, (R_BACKWARDS, f"move {move}")
+            return mine, 0, (R_BACKWARDS, move)
         if blocked[dst]:
-            return mine, 0, (R_BLOCKED, f"move {move}")
+            return mine, 0, (R_BLOCKED, move)
         m[src] -= 1
         if dst:
             m[dst] += 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,8 +73,8 @@ class Options:
             if f.type in ("bool", bool) and not isinstance(value, bool):
                 raise InvalidOption(f"option {f.name} must be true or false, not {value!r}")
 
-    @staticmethod
-    def preset(name: str) -> Options:
+    @classmethod
+    def preset(cls, name: str) -> Options:
         """The named preset ("standard", "hofer"); InvalidOption names the known ones."""
         try:
             return PRESETS[name]
@@ -82,14 +83,22 @@ class Options:
                 f"unknown backgammon variant {name!r}; known: {', '.join(sorted(PRESETS))}"
             ) from None
 
-    def with_changes(self, changes: dict[str, Any] | tuple[tuple[str, Any], ...]) -> Options:
-        """A copy with some options switched; an unknown option name is an InvalidOption."""
-        items = dict(changes)
+    def with_changes(
+        self, changes: Mapping[str, Any] | Iterable[tuple[str, Any]] = (), /, **more: Any
+    ) -> Options:
+        """A copy with some options switched: a mapping, the `(name, value)` pairs
+        `NewGame.options` carries, or keywords; an unknown option name is an InvalidOption."""
+        items = {**dict(changes), **more}
         known = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(items) - known)
         if unknown:
             raise InvalidOption(f"unknown backgammon option(s): {', '.join(unknown)}")
         return dataclasses.replace(self, **items)
+
+    @property
+    def electronic_die(self) -> bool:
+        """Backgammon is always rolled with dice the camera reads."""
+        return False
 
 
 STANDARD = Options()

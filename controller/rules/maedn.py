@@ -3,7 +3,7 @@
 Counting: every seat counts its own pieces from its own start field: -1 house, 0 start field,
 1..39 track, 40..43 its goal. Seats' start fields lie 10 track fields apart in seat order; two
 players sit opposite by default (seat 1 at 20). The hot path works on plain tuples of ints; a
-`Position` is a frozen, hashable value and `after()` returns a new one.
+`Position` is a frozen, hashable value and `apply()` returns a new one.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from controller.events import MaednBoard
-from controller.rules.errors import InvalidDice, InvalidPosition, RulesError
+from controller.rules.errors import IllegalMove, InvalidDice, InvalidPosition, RulesError
 from controller.rules.maedn_options import Options
-from controller.rules.reasons import Reason, reason
 from controller.rules.verdict import Verdict
+from controller.words.events import MaednBoard
+from controller.words.reasons import Reason, reason
 
 log = logging.getLogger(__name__)
 
@@ -40,97 +40,25 @@ GOAL_LAST = 43
 PIECES_PER_SEAT = 4
 MAX_TRIES = 3
 
-GAME_OVER = reason("maedn.game_over", "Das Spiel ist vorbei", "The game is over")
-NOT_YOUR_PIECE = reason(
-    "maedn.not_your_piece",
-    "Dieser Stein gehört nicht dem Spieler am Zug",
-    "That piece does not belong to the player on turn",
-)
-NO_PIECE_THERE = reason(
-    "maedn.no_piece_there",
-    "Dort steht kein eigener Stein",
-    "No own piece stands on that field",
-)
-SIX_TO_LEAVE_HOUSE = reason(
-    "maedn.six_to_leave_house",
-    "Nur mit einer 6 darf ein Stein aus dem Haus",
-    "Only a 6 lets a piece leave the house",
-)
-ENTER_ON_START_FIELD = reason(
-    "maedn.enter_on_start_field",
-    "Ein Stein aus dem Haus kommt auf das eigene Startfeld",
-    "A piece leaving the house goes onto its own start field",
-)
-START_FIELD_OWN_PIECE = reason(
-    "maedn.start_field_own_piece",
-    "Auf dem Startfeld steht schon ein eigener Stein",
-    "Your own piece already stands on your start field",
-)
-START_FIELD_BLOCKED = reason(
-    "maedn.start_field_blocked",
-    "Ein fremder Stein blockiert das Startfeld",
-    "An opponent's piece blocks your start field",
-)
-OVERSHOOT = reason(
-    "maedn.overshoot",
-    "Zu weit: ins Ziel muss genau gezogen werden",
-    "Too far: the goal needs the exact count",
-)
-WRONG_DISTANCE = reason(
-    "maedn.wrong_distance",
-    "Der Stein muss genau die gewürfelte Zahl vorwärts ziehen",
-    "The piece must move forward exactly the number rolled",
-)
-OWN_PIECE = reason(
-    "maedn.own_piece",
-    "Eigene Steine können nicht geschlagen werden",
-    "You cannot capture your own piece",
-)
-NO_JUMPING = reason(
-    "maedn.no_jumping",
-    "Steine dürfen nicht übersprungen werden",
-    "Pieces may not be jumped over",
-)
-START_FIELD_FIRST_SIX = reason(
-    "maedn.start_field_first_six",
-    "Der Stein auf dem Startfeld muss zuerst mit der 6 weiterziehen",
-    "The piece on your start field must move on first with the 6",
-)
-START_FIELD_FIRST = reason(
-    "maedn.start_field_first",
-    "Das Startfeld muss zuerst freigemacht werden",
-    "Clear your start field first",
-)
-SIX_MUST_BRING_OUT = reason(
-    "maedn.six_must_bring_out",
-    "Bei einer 6 muss ein Stein aus dem Haus kommen",
-    "A 6 must bring a piece out of the house",
-)
-MUST_CAPTURE = reason(
-    "maedn.must_capture",
-    "Schlagzwang: es muss geschlagen werden",
-    "Capturing is compulsory",
-)
-MUST_MOVE = reason(
-    "maedn.must_move",
-    "Ein Zug ist möglich, also muss gezogen werden",
-    "A move is possible, so you must move",
-)
-SEVERAL_PIECES_MOVED = reason(
-    "maedn.several_pieces_moved",
-    "Es darf nur ein Stein gezogen werden",
-    "Only one piece may move",
-)
-OTHER_PIECE_MOVED = reason(
-    "maedn.other_piece_moved",
-    "Ein fremder Stein wurde bewegt",
-    "Another player's piece was moved",
-)
-CAPTURED_NOT_HOME = reason(
-    "maedn.captured_not_home",
-    "Der geschlagene Stein muss zurück ins Haus",
-    "The captured piece must go back to its house",
-)
+GAME_OVER = reason("maedn.game_over")
+NOT_YOUR_PIECE = reason("maedn.not_your_piece")
+NO_PIECE_THERE = reason("maedn.no_piece_there")
+SIX_TO_LEAVE_HOUSE = reason("maedn.six_to_leave_house")
+ENTER_ON_START_FIELD = reason("maedn.enter_on_start_field")
+START_FIELD_OWN_PIECE = reason("maedn.start_field_own_piece")
+START_FIELD_BLOCKED = reason("maedn.start_field_blocked")
+OVERSHOOT = reason("maedn.overshoot")
+WRONG_DISTANCE = reason("maedn.wrong_distance")
+OWN_PIECE = reason("maedn.own_piece")
+NO_JUMPING = reason("maedn.no_jumping")
+START_FIELD_FIRST_SIX = reason("maedn.start_field_first_six")
+START_FIELD_FIRST = reason("maedn.start_field_first")
+SIX_MUST_BRING_OUT = reason("maedn.six_must_bring_out")
+MUST_CAPTURE = reason("maedn.must_capture")
+MUST_MOVE = reason("maedn.must_move")
+SEVERAL_PIECES_MOVED = reason("maedn.several_pieces_moved")
+OTHER_PIECE_MOVED = reason("maedn.other_piece_moved")
+CAPTURED_NOT_HOME = reason("maedn.captured_not_home")
 
 Pieces = tuple[tuple[int, ...], ...]
 
@@ -151,15 +79,6 @@ class Move(NamedTuple):
         """The move as from/to in the mover's counting: house is H ("H/0"), * marks a capture."""
         src = "H" if self.src == HOUSE else str(self.src)
         return f"{src}/{self.dst}" + ("*" if self.captured is not None else "")
-
-
-class IllegalMove(RulesError):
-    """`Position.after` was given a move the rules forbid; `reason` says why."""
-
-    def __init__(self, why: Reason, move: Move | None) -> None:
-        super().__init__(f"illegal move {move}: {why.en}")
-        self.reason = why
-        self.move = move
 
 
 def start_offset(seat: int, players: int, opposite: bool = True) -> int:
@@ -194,6 +113,18 @@ def _check_die(die: object) -> int:
     return die
 
 
+Dice = int | Sequence[int]
+
+
+def _die(dice: Dice) -> int:
+    """The one die of a Mensch roll, given as a number or as the roll (one value)."""
+    if type(dice) is int and 1 <= dice <= 6:  # the hot path: a plain number
+        return dice
+    if isinstance(dice, tuple | list) and len(dice) == 1:
+        return _check_die(dice[0])
+    return _check_die(dice)
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
     """A whole game state just before `turn` rolls. Build it with `initial` or `from_pieces`.
@@ -212,7 +143,7 @@ class Position:
 
     @classmethod
     def initial(
-        cls, players: int = 4, options: Options | None = None, turn: int = 0, opposite: bool = True
+        cls, options: Options | None = None, players: int = 4, turn: int = 0, opposite: bool = True
     ) -> Position:
         """The set-up before the first roll (Schmidt: one piece already on the start field)."""
         opts = options if options is not None else Options.preset("hofer")
@@ -269,10 +200,16 @@ class Position:
 
     @classmethod
     def from_board(
-        cls, board: MaednBoard, players: int, turn: int, options: Options | None = None
+        cls,
+        board: MaednBoard,
+        turn: int = 0,
+        options: Options | None = None,
+        players: int | None = None,
     ) -> Position:
-        """The position a stable board reading shows, with `turn` to roll."""
-        return cls.from_pieces(board.pieces, players, turn, options)
+        """The position a stable board reading shows, with `turn` to roll; `players` (one seat
+        per piece list when not given) must match the board."""
+        seats = len(board.pieces) if players is None else players
+        return cls.from_pieces(board.pieces, seats, turn, options)
 
     def to_board(self) -> MaednBoard:
         """The board reading this position would give (the inverse of `from_board`)."""
@@ -400,18 +337,21 @@ class Position:
                 return captures, MUST_CAPTURE
         return moves, None
 
-    def legal_moves(self, die: int) -> list[Move]:
-        """The moves the seat on turn may play with `die`, sorted by source; [] means pass."""
-        _check_die(die)
+    def legal_plays(self, dice: Dice) -> list[Move]:
+        """The moves the seat on turn may play with the die, sorted by source; [] means pass.
+
+        A Mensch play is one move: `dice` is the die (a number, or the roll of one value).
+        """
+        die = _die(dice)
         if self.is_over():
             return []
         return self._restrict(self._candidates(die), die)[0]
 
-    def why_not(self, move: Move | None, die: int) -> Reason | None:
-        """None when `move` (None = pass) is legal with `die`, otherwise the rule it breaks."""
-        _check_die(die)
+    def why_not(self, move: Move | None, dice: Dice) -> Reason | None:
+        """None when `move` (None = pass) is legal with the die, otherwise the rule it breaks."""
+        die = _die(dice)
         if move is None:
-            return MUST_MOVE if self.legal_moves(die) else None
+            return MUST_MOVE if self.legal_plays(die) else None
         if self.is_over():
             return GAME_OVER
         seat, src, dst = move.seat, move.src, move.dst
@@ -473,16 +413,16 @@ class Position:
             pieces[victim] = tuple(sorted(HOUSE if p == field else p for p in pieces[victim]))
         return tuple(pieces)
 
-    def after(self, die: int, move: Move | None) -> Position:
-        """The position after `move` (None = pass) with `die`, with the next seat to roll.
+    def apply(self, move: Move | None, dice: Dice) -> Position:
+        """The position after `move` (None = pass) with the die, with the next seat to roll.
 
         Raises `IllegalMove` (with the reason) for a move the rules forbid, and `RulesError`
         once the game is over.
         """
-        _check_die(die)
+        die = _die(dice)
         if self.is_over():
             raise RulesError("the game is over; no further moves")
-        legal = self.legal_moves(die)
+        legal = self.legal_plays(die)
         seat = self.turn
         if move is None:
             if legal:
@@ -499,9 +439,15 @@ class Position:
                 finished = (*finished, seat)
         return self._next(die, move is not None, pieces, finished)
 
-    def after_unseen(self, die: int) -> Position:
-        """The pieces unchanged (nobody saw the move), the turn passed as after a move of `die`."""
-        return self._next(die, True, self.pieces, self.finished)
+    def steps(self, move: Move | None, dice: Dice) -> list[Position]:
+        """The positions a camera sees while the play is made: one move, one step (none when
+        the turn passes)."""
+        return [] if move is None else [self.apply(move, dice)]
+
+    def apply_unseen(self, dice: Dice) -> Position:
+        """The pieces unchanged (nobody saw the move), the turn passed as after a move of the
+        die."""
+        return self._next(_die(dice), True, self.pieces, self.finished)
 
     def _next(self, die: int, moved: bool, pieces: Pieces, finished: tuple[int, ...]) -> Position:
         seat = self.turn
@@ -530,13 +476,13 @@ class Position:
             following = (following + 1) % self.players
         return Position(self.players, following, pieces, self.options, finished, 0, self.opposite)
 
-    def judge(self, after: Position | MaednBoard, die: int) -> Verdict[Move]:
-        """Was the change from this position to `after` one legal move with `die`?
+    def judge(self, after: Position | MaednBoard, dice: Dice) -> Verdict[Move]:
+        """Was the change from this position to `after` one legal move with the die?
 
         Legal: the move that explains it (None when the turn passed). Illegal: the reason and
         up to three legal moves whose results differ least from what was seen.
         """
-        _check_die(die)
+        die = _die(dice)
         if isinstance(after, Position):
             if after.players != self.players:
                 raise InvalidPosition(
@@ -545,7 +491,7 @@ class Position:
             seen = after.pieces
         else:
             seen = _validate_pieces(after.pieces, self.players, self.options, self.opposite)
-        legal = self.legal_moves(die)
+        legal = self.legal_plays(die)
         results = [(m, self._apply(m)) for m in legal]
         for move, result in results:
             if result == seen:

@@ -48,7 +48,7 @@ def _legal(obj: Any) -> list[list[int]]:
             raise RulesError(
                 f'"options" must be an object of option names and values, not {changes!r}'
             )
-        options = options.with_items(changes.items())
+        options = options.with_changes(changes)
     for key in ("turn", "dice", "pieces"):
         if key not in obj:
             raise RulesError(f'missing "{key}"')
@@ -62,4 +62,4 @@ def _legal(obj: Any) -> list[list[int]]:
     if isinstance(dice, list) and len(dice) == 1:
         dice = dice[0]
     pos = maedn.Position.from_pieces(pieces, players, obj["turn"], options)
-    return [[src, dst] for src, dst in sorted({(m.src, m.dst) for m in pos.legal_moves(dice)})]
+    return [[src, dst] for src, dst in sorted({(m.src, m.dst) for m in pos.legal_plays(dice)})]

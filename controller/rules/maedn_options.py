@@ -1,7 +1,7 @@
 """Rule options of Mensch ärgere Dich nicht: one field per row of shared/rules/VARIANTS.md.
 
 A variant is data: `Options.preset("hofer")` gives the table maker's rules, and any single rule
-can be switched with `dataclasses.replace(opts, three_tries=False)` or `opts.replace(...)`.
+can be switched with `opts.with_changes(three_tries=False)`.
 Every value is checked when the object is built, so a wrong option fails early and names itself.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,20 +106,26 @@ class Options:
                 f"unknown Mensch ärgere Dich nicht variant {name!r}; known: {', '.join(PRESETS)}"
             ) from None
 
-    def replace(self, **changes: Any) -> Options:
-        """A copy with some options changed; an unknown option name raises `InvalidOption`."""
+    def with_changes(
+        self, changes: Mapping[str, Any] | Iterable[tuple[str, Any]] = (), /, **more: Any
+    ) -> Options:
+        """A copy with some options switched: a mapping, the `(name, value)` pairs
+        `NewGame.options` carries, or keywords; an unknown option name is an InvalidOption."""
+        items = {**dict(changes), **more}
         known = {f.name for f in dataclasses.fields(self)}
-        unknown = sorted(set(changes) - known)
+        unknown = sorted(set(items) - known)
         if unknown:
             raise InvalidOption(
                 f"unknown Mensch ärgere Dich nicht option(s) {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(known))}"
             )
-        return dataclasses.replace(self, **changes)
+        return dataclasses.replace(self, **items)
 
-    def with_items(self, items: Iterable[tuple[str, object]]) -> Options:
-        """A copy with `(name, value)` pairs applied (the shape `NewGame.options` carries)."""
-        return self.replace(**dict(items))
+    @property
+    def electronic_die(self) -> bool:
+        """The roll button asks the table for the die (`die = "electronic"`, Vegas): dice
+        lying on the board are not a roll."""
+        return self.die == "electronic"
 
 
 PRESETS: dict[str, Options] = {

@@ -15,66 +15,22 @@ from dataclasses import dataclass
 from controller.rules import gnubg_id
 from controller.rules.backgammon import Result
 from controller.rules.backgammon_options import STANDARD, Options
-from controller.rules.errors import RulesError
-from controller.rules.reasons import Reason, reason
+from controller.rules.errors import CubeError, RulesError
+from controller.words.reasons import Reason, reason
 
 log = logging.getLogger(__name__)
 
 MAX_CUBE = 1 << 15  # the largest value a gnubg Match ID can hold
 
-R_CUBE_OFF = reason(
-    "cube_off",
-    "Dieses Spiel wird ohne Verdopplungswürfel gespielt",
-    "This game is played without the doubling cube",
-)
-R_CRAWFORD = reason(
-    "crawford_no_double",
-    "Im Crawford-Spiel darf nicht verdoppelt werden",
-    "No doubling in the Crawford game",
-)
-R_CUBE_OWNED = reason(
-    "cube_owned_by_opponent",
-    "Nur wer den Verdopplungswürfel besitzt, darf verdoppeln",
-    "Only the owner of the cube may double",
-)
-R_PENDING = reason(
-    "double_pending",
-    "Erst die Verdopplung annehmen oder aufgeben",
-    "First take or drop the double",
-)
-R_NO_DOUBLE = reason(
-    "no_double_offered",
-    "Es wurde nicht verdoppelt",
-    "No double was offered",
-)
-R_WRONG_SEAT = reason(
-    "answer_by_opponent",
-    "Nur der Gegner beantwortet die Verdopplung",
-    "Only the opponent answers a double",
-)
-R_NO_BEAVER = reason(
-    "beaver_not_allowed",
-    "Biber (sofortiges Zurückverdoppeln) ist nicht erlaubt",
-    "Beavers (an immediate redouble) are not allowed",
-)
-R_MATCH_OVER = reason(
-    "match_over",
-    "Das Match ist beendet",
-    "The match is over",
-)
-R_CUBE_MAX = reason(
-    "cube_at_maximum",
-    "Der Verdopplungswürfel ist am Höchstwert",
-    "The cube is at its highest value",
-)
-
-
-class CubeError(RulesError):
-    """A cube action the rules do not allow now; `reason` is what the table shows."""
-
-    def __init__(self, why: Reason) -> None:
-        super().__init__(why.en)
-        self.reason = why
+R_CUBE_OFF = reason("cube_off")
+R_CRAWFORD = reason("crawford_no_double")
+R_CUBE_OWNED = reason("cube_owned_by_opponent")
+R_PENDING = reason("double_pending")
+R_NO_DOUBLE = reason("no_double_offered")
+R_WRONG_SEAT = reason("answer_by_opponent")
+R_NO_BEAVER = reason("beaver_not_allowed")
+R_MATCH_OVER = reason("match_over")
+R_CUBE_MAX = reason("cube_at_maximum")
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from controller.rules.reasons import Reason
+from controller.words.reasons import Reason
 
 PlayT = TypeVar("PlayT")
 

@@ -1,42 +1,28 @@
 """Simulated evenings: whole games at the simulated table, judged by the real referee.
 
-`run_game` is the table loop in miniature: events from a source go to the referee (and the
-journal, when one is given), signals go back to the source and to any listener. It also plays
-the electronic die: a `roll_electronic_die` signal is answered with an `ElectronicRoll` event
-drawn from the game's random source (a table draws from `random.SystemRandom`).
+`run_game` is the table's pipeline without devices: the players' events go to the referee
+(and the journal, when one is given) exactly as at the table, and the players see what it
+says. It plays the electronic die from the game's random source (a table draws from
+`random.SystemRandom`).
 """
 
 from __future__ import annotations
 
-import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from controller.events import ElectronicRoll, Event
-from controller.referee import Referee
-from controller.referee_turns import TableSettings
-from controller.signals import GameOver, RollElectronicDie, Signal
-from controller.sim.table import EventSource, Habits, SimulatedTable, Tally
+import numpy as np
 
-log = logging.getLogger(__name__)
-
-MAX_EVENTS = 50_000
+from controller.referee import Referee, TableSettings
+from controller.sim.session import MAX_EVENTS, SimulatedSession, SimulationStuck
+from controller.sim.table import Habits, SimulatedTable, Tally
+from controller.table.pipeline import EventLog, Judge, TablePipeline
+from controller.words.events import Event
+from controller.words.signals import GameOver, Signal
 
 Listener = Callable[[Event, list[Signal]], None]
-
-
-class Judge(Protocol):
-    def handle(self, event: Any) -> list[Signal]: ...
-
-
-class SimulationStuck(RuntimeError):
-    """The simulated table stopped producing events before the game ended."""
-
-
-class EventLog(Protocol):
-    def append(self, event: Any) -> int: ...
 
 
 @dataclass
@@ -49,41 +35,59 @@ class GameReport:
     tally: Tally = field(default_factory=Tally)
 
 
+class _EachEvent:
+    """A `Listener` callable as `listener(event, signals)` for every event judged."""
+
+    def __init__(self, listener: Listener) -> None:
+        self.listener = listener
+        self.event: Event | None = None
+
+    def on_frame(self, t: float, image: np.ndarray) -> None:
+        return None
+
+    def on_event(self, event: Event, source: str) -> None:
+        self.event = event
+
+    def on_signals(self, signals: list[Signal], origin: str) -> None:
+        assert self.event is not None
+        self.listener(self.event, signals)
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.events = 0
+
+    def on_frame(self, t: float, image: np.ndarray) -> None:
+        return None
+
+    def on_event(self, event: Event, source: str) -> None:
+        self.events += 1
+
+    def on_signals(self, signals: list[Signal], origin: str) -> None:
+        return None
+
+
 def run_game(
-    source: EventSource,
+    source: SimulatedTable,
     referee: Judge | None = None,
     listener: Listener | None = None,
     journal: EventLog | None = None,
     die: random.Random | None = None,
     max_events: int = MAX_EVENTS,
 ) -> int:
-    """Drive `source` through `referee` until the source is finished; returns the event count."""
-    judge = referee if referee is not None else Referee()
+    """Drive `source` through `referee` until the game ends; returns the events judged.
+    SimulationStuck when the players can do nothing more before the game is over."""
     electronic = die if die is not None else random.SystemRandom()
-    pending = source.start()
-    count = 0
-    while pending:
-        collected: list[Signal] = []
-        for event in pending:
-            queue = [event]
-            while queue:
-                current = queue.pop(0)
-                if journal is not None:
-                    journal.append(current)
-                signals = judge.handle(current)
-                count += 1
-                if listener is not None:
-                    listener(current, signals)
-                collected += signals
-                for signal in signals:
-                    if isinstance(signal, RollElectronicDie):
-                        queue.append(ElectronicRoll(electronic.randint(1, 6), t=current.t))
-        if count > max_events:
-            raise SimulationStuck(f"no end after {count} events")
-        pending = source.react(collected)
-    if not source.finished:
-        raise SimulationStuck(f"the table stopped after {count} events without a game over")
-    return count
+    counter = _Counter()
+    listeners: list[Any] = [counter] + ([_EachEvent(listener)] if listener else [])
+    pipeline = TablePipeline(referee if referee is not None else Referee(), journal=journal,
+                             listeners=listeners, electronic_die=lambda: electronic.randint(1, 6))
+    session = SimulatedSession([source], patience=0, max_events=max_events)
+    for event in session.items():
+        session.on_signals(pipeline.handle(event))
+    if not session.ok:
+        raise SimulationStuck(f"{session.stats.lost_games[0]} ({counter.events} events)")
+    return counter.events
 
 
 def play_game(
@@ -122,7 +126,7 @@ class EveningReport:
             "wrongly_flagged": t.wrongly_flagged,
             "stray_dice": t.stray_dice,
             "stray_dice_accepted": t.stray_dice_accepted,
-            "rerolls": t.rerolls,
+            "rerolls": t.cocked,
             "undos": t.undos,
             "doubles": t.doubles,
             "by_kind": {

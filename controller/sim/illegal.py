@@ -11,9 +11,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from controller.events import BackgammonBoard, Board, MaednBoard
 from controller.rules import backgammon as bg
 from controller.rules import maedn
+from controller.words.events import BackgammonBoard, Board, MaednBoard
 
 Maker = Callable[[Any, tuple[int, ...], random.Random], Board | None]
 
@@ -332,12 +332,12 @@ def md_onto_own_piece(pos: maedn.Position, dice: tuple[int, ...], rng: random.Ra
 
 def md_captured_not_home(pos: maedn.Position, dice: tuple[int, ...], rng: random.Random):
     """A capture where the captured piece was left standing instead of going home (000, 003)."""
-    captures = [m for m in pos.legal_moves(dice[0]) if m.captured is not None]
+    captures = [m for m in pos.legal_plays(dice[0]) if m.captured is not None]
     if not captures:
         return None
     move = rng.choice(captures)
     victim = move.captured
-    pieces = _pieces(pos.after(dice[0], move))
+    pieces = _pieces(pos.apply(move, dice[0]))
     field = pos.track_field(pos.turn, move.dst)
     old = next(v for v in pos.pieces[victim] if pos.track_field(victim, v) == field)
     pieces[victim].remove(maedn.HOUSE)
@@ -361,17 +361,17 @@ def md_other_seat_moved(pos: maedn.Position, dice: tuple[int, ...], rng: random.
 
 def md_no_move(pos: maedn.Position, dice: tuple[int, ...], rng: random.Random):
     """Nothing moved although a move exists."""
-    if not pos.legal_moves(dice[0]):
+    if not pos.legal_plays(dice[0]):
         return None
     return pos.to_board()
 
 
 def md_two_pieces(pos: maedn.Position, dice: tuple[int, ...], rng: random.Random):
     """A legal move and a second own piece moved one field as well."""
-    moves = pos.legal_moves(dice[0])
+    moves = pos.legal_plays(dice[0])
     if not moves:
         return None
-    after = pos.after(dice[0], rng.choice(moves))
+    after = pos.apply(rng.choice(moves), dice[0])
     seat = pos.turn
     for i, v in enumerate(after.pieces[seat]):
         if v >= 0 and v + 1 < maedn.TRACK_FIELDS and _free_for(after, seat, v + 1):
@@ -434,28 +434,21 @@ MAEDN: dict[str, Maker] = {
     "goal_passed": md_goal_passed,
 }
 
+MAKERS: dict[str, dict[str, Maker]] = {"backgammon": BACKGAMMON, "maedn": MAEDN}
 
-def legal_boards(game: str, pos: Any, dice: tuple[int, ...]) -> set[Board]:
+
+def legal_boards(pos: Any, dice: tuple[int, ...]) -> set[Board]:
     """Every board a legal play can leave (what an injected board must not be)."""
-    if game == "backgammon":
-        return {r.to_board() for r in pos.legal_results(dice)}
-    moves = pos.legal_moves(dice[0])
-    if not moves:
-        return {pos.to_board()}
-    return {MaednBoard(pos.after(dice[0], m).pieces) for m in moves}
+    return {pos.apply(play, dice).to_board() for play in pos.legal_plays(dice) or [None]}
 
 
 def make_illegal(
     game: str, pos: Any, dice: tuple[int, ...], rng: random.Random, exclude: Sequence[str] = ()
 ) -> tuple[str, Board] | None:
     """(kind, board) of one random applicable illegal play, or None when none applies."""
-    makers = [
-        (kind, maker)
-        for kind, maker in (BACKGAMMON if game == "backgammon" else MAEDN).items()
-        if kind not in exclude
-    ]
+    makers = [(kind, maker) for kind, maker in MAKERS[game].items() if kind not in exclude]
     rng.shuffle(makers)
-    allowed = legal_boards(game, pos, dice)
+    allowed = legal_boards(pos, dice)
     for kind, maker in makers:
         board = maker(pos, dice, rng)
         if board is not None and board not in allowed:

@@ -1,9 +1,11 @@
-"""A simulated table: players who roll, move (legally, or illegally on request), take their
-time, put a hand over the board and tilt a die, producing the same events a real table does.
+"""The simulated players of one game: they roll, move (legally, or illegally on purpose), take
+their time, put a hand over the board and tilt a die, producing the events a real table does.
 
-It is an event source: `start()` gives the first events, `react(signals)` the events the
-players cause after seeing the referee's signals (LEDs, display), until `finished`. The
-physical board is the truth the players see; the referee never tells them the position.
+They only know what the table shows them (its signals) and the board in front of them; the
+referee never tells them the position. `start()` gives the first events, `react(signals)` the
+events the players cause after seeing what the table said, until `finished`. The events are
+what a flawless camera and the table's buttons would report; `controller.sim.session` shows
+them to the table directly or as rendered camera frames.
 """
 
 from __future__ import annotations
@@ -11,12 +13,15 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass, field, fields
+from typing import Any
 
-from controller.events import (
-    BackgammonBoard,
-    Board,
+from controller.referee import TableSettings
+from controller.rules.games import BACKGAMMON, Game, game_named
+from controller.sim.illegal import make_illegal
+from controller.words.boards import Board, MaednBoard
+from controller.words.buttons import Button
+from controller.words.events import (
     BoardObserved,
     ButtonPressed,
     DiceObserved,
@@ -26,8 +31,7 @@ from controller.events import (
     Tick,
     ViewBlocked,
 )
-from controller.referee_turns import TableSettings
-from controller.signals import (
+from controller.words.signals import (
     EXPECT_CORRECT,
     EXPECT_MOVE,
     EXPECT_ROLL,
@@ -42,19 +46,8 @@ from controller.signals import (
     Signal,
     Turn,
 )
-from controller.sim.illegal import make_illegal
 
 log = logging.getLogger(__name__)
-
-
-class EventSource(Protocol):
-    """Where a table's events come from (this simulator, later rendered frames and vision)."""
-
-    finished: bool
-
-    def start(self) -> list[Event]: ...
-
-    def react(self, signals: list[Signal]) -> list[Event]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,37 +64,39 @@ class Habits:
     take_rate: float = 0.75  # the opponent takes a double
     think: tuple[float, float] = (1.0, 4.0)  # seconds before moving
     step: tuple[float, float] = (0.5, 1.5)  # seconds per checker or piece moved
+    # Mensch: capture and run the leading piece home, as people do (random players take
+    # several times as many turns, which games through rendered frames cannot afford)
+    purposeful: bool = False
 
 
 @dataclass
 class Tally:
-    """What happened to the injected illegal plays (by kind) and to the legal ones."""
+    """What the players did and what the table made of it."""
 
-    injected: Counter[str] = field(default_factory=Counter)
+    injected: Counter[str] = field(default_factory=Counter)  # illegal plays by kind
     flagged: Counter[str] = field(default_factory=Counter)
     missed: Counter[str] = field(default_factory=Counter)
-    legal_plays: int = 0
-    wrongly_flagged: int = 0
+    legal_plays: int = 0  # legal plays accepted
+    wrongly_flagged: int = 0  # legal plays called illegal
     stray_dice: int = 0
     stray_dice_accepted: int = 0
-    rerolls: int = 0
+    cocked: int = 0  # throws with a die cocked or outside the tray
     undos: int = 0
     doubles: int = 0
+    rolls: int = 0  # throws of physical dice
+    hands: int = 0  # moves made with a hand over the board
+    plays: int = 0  # plays the table accepted (legal or not)
+    dice_misread: int = 0  # throws the table accepted with other values than thrown
+    rerolls: int = 0  # throws the table asked to be made again
+    needless_rerolls: int = 0  # of those, throws with no die cocked (a face read as unsure)
 
     def add(self, other: Tally) -> None:
-        self.injected.update(other.injected)
-        self.flagged.update(other.flagged)
-        self.missed.update(other.missed)
-        for name in (
-            "legal_plays",
-            "wrongly_flagged",
-            "stray_dice",
-            "stray_dice_accepted",
-            "rerolls",
-            "undos",
-            "doubles",
-        ):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for f in fields(self):
+            mine = getattr(self, f.name)
+            if isinstance(mine, Counter):
+                mine.update(getattr(other, f.name))
+            else:
+                setattr(self, f.name, mine + getattr(other, f.name))
 
 
 class SimulatedTable:
@@ -116,21 +111,26 @@ class SimulatedTable:
         habits: Habits | None = None,
         settings: TableSettings | None = None,
     ) -> None:
+        self.rules: Game = game_named(game)
         self.game = game
         self.variant = variant
-        self.players = 2 if game == "backgammon" else players
+        self.players = players if len(self.rules.players) > 1 else self.rules.players[0]
         self.rng = random.Random(seed)
         self.habits = habits or Habits()
         self.settings = settings or TableSettings()
         self.t = 0.0
         self.finished = False
         self.tally = Tally()
-        self.options = _options(game, variant)
+        self.options = self.rules.options(variant)
         self.board: Board = self._initial().to_board()
-        self.dice: tuple[int, ...] = ()
+        self.dice: tuple[int, ...] = ()  # the dice the table accepted: the players play these
+        self.thrown: tuple[int, ...] = ()  # the dice lying on the table
+        self.tilted = False  # whether the last throw had a die cocked or outside the tray
         self.before: Board | None = None  # board when the open play began
         self.injected: str | None = None  # kind of the illegal play now on the board
+        self.flagged: Board | None = None  # the board the table last called illegal
         self.last_play: tuple[Board, tuple[int, ...]] | None = None  # for undo
+        self.last_turn: Turn | None = None
         self.result: GameOver | None = None
         self.stray_pending = False
         self.doubling: int | None = None  # seat whose double awaits an answer or refusal
@@ -157,28 +157,24 @@ class SimulatedTable:
             match signal:
                 case CubeOffered():
                     self.tally.doubles += 1
-                    answer = "take" if self.rng.random() < self.habits.take_rate else "drop"
+                    takes = self.rng.random() < self.habits.take_rate
+                    answer = Button.TAKE if takes else Button.DROP
                     return [ButtonPressed(answer, seat=1 - signal.seat, t=self._later(3.0))]
                 case DiceAccepted():
-                    if self.stray_pending:
-                        self.tally.stray_dice_accepted += 1
-                    self.dice = signal.values
+                    self._dice_accepted(signal.values)
                 case Illegal():
-                    if self.injected is not None:
-                        self.tally.flagged[self.injected] += 1
-                        self.injected = None
-                    elif self.before is not None:
-                        self.tally.wrongly_flagged += 1
-                        log.warning("legal play flagged: %s", signal)
+                    self._illegal(signal)
                 case PlayAccepted():
                     self._accepted()
                 case Reroll():
                     reroll_seat = signal.seat
+                    self.tally.rerolls += 1
+                    self.tally.needless_rerolls += not self.tilted
                 case GameOver():
                     self.result = signal
                     self.finished = True
                 case Turn():
-                    turn = signal
+                    turn = self.last_turn = signal
         self.stray_pending = False
         if self.finished:
             return []
@@ -199,16 +195,63 @@ class SimulatedTable:
             return [ViewBlocked(t=self._later(2.0)), BoardObserved(self.board, t=self._later(1.0))]
         return []
 
+    def nudge(self) -> list[Event]:
+        """The table has said nothing for a while (it saw something else than there is): show
+        the board again and press done, as a person would."""
+        turn = self.last_turn
+        if self.finished or turn is None:
+            return []
+        log.info("players idle at %s: showing the board again", turn)
+        return [
+            ViewBlocked(t=self._later(1.0)),
+            BoardObserved(self.board, t=self._later(1.0)),
+            ButtonPressed(Button.DONE, seat=turn.seat, t=self._later(0.5)),
+        ]
+
+    # ---- what the table said --------------------------------------------------------------
+
+    def _dice_accepted(self, values: tuple[int, ...]) -> None:
+        if self.stray_pending:
+            self.tally.stray_dice_accepted += 1
+        elif self.thrown and sorted(values) != sorted(self.thrown):
+            self.tally.dice_misread += 1
+            log.warning("dice %s read as %s", self.thrown, values)
+        self.dice = values
+
+    def _illegal(self, signal: Illegal) -> None:
+        if self.injected is not None:
+            self.tally.flagged[self.injected] += 1
+            self.injected = None
+        elif self.before is not None and self.flagged != self.board:
+            self.tally.wrongly_flagged += 1  # (not the same wrong board named again)
+            log.warning("legal play flagged: %s", signal)
+        self.flagged = self.board
+
+    def _accepted(self) -> None:
+        self.tally.plays += 1
+        if self.injected is not None:
+            self.tally.missed[self.injected] += 1
+            log.warning("illegal %s play accepted", self.injected)
+            self.injected = None
+        else:
+            self.tally.legal_plays += 1
+        if self.before is not None:
+            self.last_play = (self.before, self.dice)
+        self.before = None
+
     # ---- what players do ------------------------------------------------------------------
 
     def _roll(self, seat: int) -> list[Event]:
-        if self.game == "maedn" and self.options.die == "electronic":
-            return [ButtonPressed("roll", seat=seat, t=self._later(1.0))]
-        n = 2 if self.game == "backgammon" else 1
+        if self.options.electronic_die:
+            return [ButtonPressed(Button.ROLL, seat=seat, t=self._later(1.0))]
+        n = self.rules.dice
         values = tuple(self.rng.randint(1, 6) for _ in range(n))
+        self.thrown = values
+        self.tally.rolls += 1
         events: list[Event] = [DieThrown(t=self._later(1.0))]
-        if self.rng.random() < self.habits.cocked_rate:
-            self.tally.rerolls += 1
+        self.tilted = self.rng.random() < self.habits.cocked_rate
+        if self.tilted:
+            self.tally.cocked += 1
             flags = tuple(i == 0 for i in range(n))
             if self.rng.random() < 0.5:
                 return [*events, DiceObserved(values, cocked=flags, t=self._later(0.5))]
@@ -216,10 +259,11 @@ class SimulatedTable:
         return [*events, DiceObserved(values, t=self._later(0.5))]
 
     def _maybe_double(self, seat: int) -> list[Event]:
-        if self.game != "backgammon" or self.rng.random() >= self.habits.double_rate:
+        # pressed also where the variant has no cube: the table must refuse it
+        if not self.rules.cube or self.rng.random() >= self.habits.double_rate:
             return []
         self.doubling = seat
-        return [ButtonPressed("double", seat=seat, t=self._later(1.0))]
+        return [ButtonPressed(Button.DOUBLE, seat=seat, t=self._later(1.0))]
 
     def _move(self, seat: int) -> list[Event]:
         pos = self._position(seat)
@@ -246,6 +290,7 @@ class SimulatedTable:
         if not hand:
             self._later(t_think)
         else:
+            self.tally.hands += 1
             events.append(ViewBlocked(t=self._later(t_think)))
             if self.rng.random() < self.habits.stray_dice_rate and self.settings.done_button:
                 self.tally.stray_dice += 1
@@ -261,7 +306,7 @@ class SimulatedTable:
 
     def _finish_turn(self, seat: int) -> list[Event]:
         """Done, or (backgammon) the next roll judges, or (no button) the settle time."""
-        if self.game == "backgammon":
+        if self.rules is BACKGAMMON:  # players leave out done: the opponent's roll judges
             extra = self.dice[0] == self.dice[1] and self.options.extra_roll_after_double
             following = seat if extra else 1 - seat
             if not self.settings.done_button and self.board == self.before:
@@ -275,24 +320,15 @@ class SimulatedTable:
                 return self._roll(following)
         if not self.settings.done_button:
             return [Tick(t=self._later(self.settings.settle_time + 0.5))]
-        return [ButtonPressed("done", seat=seat, t=self._later(0.5))]
+        return [ButtonPressed(Button.DONE, seat=seat, t=self._later(0.5))]
 
     def _put_back(self) -> list[Event]:
-        assert self.before is not None
-        self.board = self.before
+        """Back to the board before the play; without a play open (the table misread the
+        board), the players show the board they have again."""
+        if self.before is not None:
+            self.board = self.before
         self.injected = None
         return [ViewBlocked(t=self._later(2.0)), BoardObserved(self.board, t=self._later(1.0))]
-
-    def _accepted(self) -> None:
-        if self.injected is not None:
-            self.tally.missed[self.injected] += 1
-            log.warning("illegal %s play accepted", self.injected)
-            self.injected = None
-        else:
-            self.tally.legal_plays += 1
-        if self.before is not None:
-            self.last_play = (self.before, self.dice)
-        self.before = None
 
     def _maybe_undo(self) -> list[Event]:
         if self.last_play is None or self.rng.random() >= self.habits.undo_rate:
@@ -302,7 +338,7 @@ class SimulatedTable:
         self.last_play = None
         self.board = board
         return [
-            ButtonPressed("undo", long=True, t=self._later(1.0)),
+            ButtonPressed(Button.UNDO, long=True, t=self._later(1.0)),
             ViewBlocked(t=self._later(1.0)),
             BoardObserved(board, t=self._later(2.0)),
         ]
@@ -310,50 +346,37 @@ class SimulatedTable:
     # ---- rules knowledge players have -----------------------------------------------------
 
     def _initial(self) -> Any:
-        if self.game == "backgammon":
-            from controller.rules import backgammon as bg
-
-            return bg.Position.initial(self.options)
-        from controller.rules import maedn
-
-        return maedn.Position.initial(self.players, self.options)
+        return self.rules.position.initial(self.options, players=self.players)
 
     def _position(self, seat: int) -> Any:
-        if self.game == "backgammon":
-            from controller.rules import backgammon as bg
-
-            assert isinstance(self.board, BackgammonBoard)
-            return bg.Position.from_events_board(self.board, seat, self.options)
-        from controller.rules import maedn
-
-        return maedn.Position.from_board(self.board, self.players, seat, self.options)
+        return self.rules.position.from_board(self.board, seat, self.options)
 
     def _legal_steps(self, pos: Any) -> list[Board]:
-        """The boards a player shows while making a random legal play, checker by checker."""
-        if self.game == "backgammon":
-            from controller.rules import backgammon as bg
-
-            play = self.rng.choice(pos.legal_plays(self.dice))
-            moves = play.moves
-            return [pos.apply(bg.Play(moves[: k + 1])).to_board() for k in range(len(moves))]
-        moves = pos.legal_moves(self.dice[0])
-        if not moves:
+        """The boards a player shows while making a legal play, checker by checker."""
+        plays = pos.legal_plays(self.dice)
+        if not plays:
             return []
-        return [pos.after(self.dice[0], self.rng.choice(moves)).to_board()]
+        play = self._choose(plays, pos) if self.habits.purposeful else self.rng.choice(plays)
+        return [after.to_board() for after in pos.steps(play, self.dice)]
+
+    def _choose(self, plays: list[Any], pos: Any) -> Any:
+        """The play of a purposeful player: capture and bring the leading piece home."""
+        seat = pos.turn
+
+        def progress(play: Any) -> tuple[int, int]:
+            board = pos.apply(play, self.dice).to_board()
+            if not isinstance(board, MaednBoard):
+                return 0, 0
+            mine = board.pieces[seat]
+            theirs = sum(p + 1 for s, pcs in enumerate(board.pieces) if s != seat for p in pcs)
+            return sum(p + 1 for p in mine) - theirs, max(mine)
+
+        best = max(progress(p) for p in plays)
+        return self.rng.choice([p for p in plays if progress(p) == best])
 
     def _later(self, seconds: float) -> float:
         self.t = round(self.t + seconds, 3)
         return self.t
-
-
-def _options(game: str, variant: str) -> Any:
-    if game == "backgammon":
-        from controller.rules import backgammon as bg
-
-        return bg.Options.preset(variant)
-    from controller.rules import maedn
-
-    return maedn.Options.preset(variant)
 
 
 def _table_options(settings: TableSettings) -> tuple[tuple[str, object], ...]:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from controller.events import ButtonPressed, NewGame
 from controller.game_export import ExportError, records_from_events, to_maedn_json, to_mat
 from controller.rules import backgammon as bg
 from controller.rules import maedn
 from controller.sim.evening import play_game
 from controller.sim.table import Habits
+from controller.words.events import ButtonPressed, NewGame
 
 
 def _events(
@@ -75,7 +75,7 @@ def test_mat_refuses_when_there_is_no_backgammon_game() -> None:
 def test_maedn_json_holds_every_roll_and_replays_in_the_engine() -> None:
     records = records_from_events(_events("maedn", "hofer", 9, players=4, undo=0.05))
     exported = json.loads(json.dumps(to_maedn_json(records[0])))
-    pos = maedn.Position.initial(4, maedn.Options.preset("hofer"))
+    pos = maedn.Position.initial(maedn.Options.preset("hofer"), players=4)
     for turn in exported["turns"]:
         assert pos.turn == turn["seat"]
         move = None
@@ -83,7 +83,7 @@ def test_maedn_json_holds_every_roll_and_replays_in_the_engine() -> None:
             src_text, dst_text = turn["move"].rstrip("*").split("/")
             src = maedn.HOUSE if src_text == "H" else int(src_text)
             move = maedn.Move(turn["seat"], src, int(dst_text))
-        pos = pos.after(turn["die"], move)
+        pos = pos.apply(move, turn["die"])
     assert pos.is_over()
     assert list(pos.finished) == exported["finishing_order"][: len(pos.finished)]
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from controller import table_log
-from controller.events import ButtonPressed, DiceObserved, NewGame, Tick
 from controller.journal import FILENAME, Journal
 from controller.referee import Referee
 from controller.sim.evening import play_game
 from controller.sim.table import Habits
+from controller.words.events import ButtonPressed, DiceObserved, NewGame, Tick
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,10 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.events import (
+from controller.referee import Referee, RefereeInputError
+from controller.rules import backgammon as bg
+from controller.rules import maedn
+from controller.words.events import (
     BackgammonBoard,
     BoardObserved,
     ButtonPressed,
@@ -20,12 +23,9 @@ from controller.events import (
     Tick,
     ViewBlocked,
 )
-from controller.referee import Referee, RefereeInputError
-from controller.rules import backgammon as bg
-from controller.rules import maedn
 
 BG_START = bg.Position.initial().to_board()
-MD_START = maedn.Position.initial(4).to_board()
+MD_START = maedn.Position.initial(players=4).to_board()
 
 times = st.floats(0, 1000, allow_nan=False)
 new_games = st.one_of(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from controller.events import (
+from controller.referee import Referee
+from controller.sim.evening import play_game
+from controller.sim.table import Habits
+from controller.words.events import (
     BoardObserved,
     ButtonPressed,
     DiceObserved,
@@ -10,8 +13,7 @@ from controller.events import (
     NewGame,
     OpeningRoll,
 )
-from controller.referee import Referee
-from controller.signals import (
+from controller.words.signals import (
     BoardDiffers,
     DiceAccepted,
     GameOver,
@@ -21,8 +23,6 @@ from controller.signals import (
     ThreeTries,
     Turn,
 )
-from controller.sim.evening import play_game
-from controller.sim.table import Habits
 
 HOUSE4 = (-1, -1, -1, -1)
 
@@ -105,7 +105,7 @@ def test_mensch_fields_are_named_on_the_shared_track() -> None:
     out = referee.handle(ButtonPressed("done", seat=1))
     assert isinstance(out[0], Illegal) and out[0].seat == 1
     assert set(out[0].fields) == {"house:1", "track:12"}  # seat 1's field 2 is track 12
-    assert out[0].reason_de and out[0].reason_en
+    assert out[0].reason.de and out[0].reason.en
 
 
 def test_mensch_illegal_move_must_be_corrected_even_when_the_next_roll_comes() -> None:

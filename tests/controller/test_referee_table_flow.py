@@ -9,7 +9,12 @@ import random
 
 import pytest
 
-from controller.events import (
+from controller.referee import Referee, RefereeInputError
+from controller.referee.turns import TableSettings
+from controller.rules import backgammon as bg
+from controller.sim.evening import play_game, run_evening, run_game
+from controller.sim.table import Habits, SimulatedTable
+from controller.words.events import (
     BackgammonBoard,
     BoardObserved,
     ButtonPressed,
@@ -20,10 +25,7 @@ from controller.events import (
     Tick,
     ViewBlocked,
 )
-from controller.referee import Referee, RefereeInputError
-from controller.referee_turns import TableSettings
-from controller.rules import backgammon as bg
-from controller.signals import (
+from controller.words.signals import (
     BoardDiffers,
     DiceAccepted,
     ExtraRoll,
@@ -35,8 +37,6 @@ from controller.signals import (
     RollElectronicDie,
     Turn,
 )
-from controller.sim.evening import play_game, run_evening, run_game
-from controller.sim.table import Habits, SimulatedTable
 
 DONE0 = ButtonPressed("done", seat=0)
 
@@ -97,9 +97,9 @@ def test_dice_seen_while_the_mover_hand_is_over_the_board_are_ignored() -> None:
 def test_die_outside_the_tray_or_cocked_is_rolled_again() -> None:
     referee = _started()
     out = referee.handle(DiceObserved((3, 1), outside=(False, True)))
-    assert _types(out) == ["reroll"] and "tray" in out[0].reason_en
+    assert _types(out) == ["reroll"] and "tray" in out[0].reason.en
     out = referee.handle(DiceObserved((3, 1), cocked=(True, False)))
-    assert _types(out) == ["reroll"] and out[0].reason_de
+    assert _types(out) == ["reroll"] and out[0].reason.de
     assert referee.handle(DiceObserved((3, 1)))[0] == DiceAccepted(0, (3, 1))
 
 
@@ -221,7 +221,7 @@ def test_vegas_electronic_die_rolls_on_the_roll_button() -> None:
 
 def test_events_before_any_game_get_a_notice() -> None:
     out = Referee().handle(DiceObserved((3, 1)))
-    assert out[0].key == "referee.no_game" and out[0].text_de and out[0].text_en
+    assert out[0].key == "referee.no_game" and out[0].reason.de and out[0].reason.en
 
 
 def test_same_events_give_the_same_signals() -> None:

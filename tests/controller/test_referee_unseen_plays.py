@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 
 from controller import table_log
-from controller.events import BoardObserved, ButtonPressed, DiceObserved, NewGame, PlayUnseen
 from controller.referee import Referee
-from controller.referee_turns import BOARD_TAKEN, IMPOSSIBLE_BOARD, PLAY_UNSEEN
+from controller.referee.turns import BOARD_TAKEN, IMPOSSIBLE_BOARD, PLAY_UNSEEN
 from controller.rules import backgammon as bg
 from controller.rules import maedn
-from controller.signals import (
+from controller.words.events import BoardObserved, ButtonPressed, DiceObserved, NewGame, PlayUnseen
+from controller.words.signals import (
     EXPECT_MOVE,
     EXPECT_ROLL,
     EXPECT_ROLL_AGAIN,
@@ -93,7 +93,7 @@ def test_mensch_unseen_turns_follow_the_six_and_a_finished_seat_ends_the_game() 
     options = maedn.Options.preset("hofer")
     referee = Referee()
     referee.handle(NewGame("maedn", "hofer", players=2))
-    start = maedn.Position.initial(2, options)
+    start = maedn.Position.initial(options, players=2)
     referee.handle(BoardObserved(start.to_board()))
     referee.handle(DiceObserved((6,)))
     out = referee.handle(PlayUnseen(seat=0))

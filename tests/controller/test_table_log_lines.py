@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.events import (
+from controller.table_log import (
+    TableLogError,
+    dumps,
+    event_to_json,
+    parse_line,
+    read_lines,
+)
+from controller.words.events import (
     BackgammonBoard,
     BoardObserved,
     ButtonPressed,
@@ -20,13 +27,6 @@ from controller.events import (
     OpeningRoll,
     Tick,
     ViewBlocked,
-)
-from controller.table_log import (
-    TableLogError,
-    dumps,
-    event_to_json,
-    parse_line,
-    read_lines,
 )
 
 START = [-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2]

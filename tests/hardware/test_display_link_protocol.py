@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from controller.events import ButtonPressed, DieThrown
+from controller.words.events import ButtonPressed, DieThrown
 from hardware import frame_codec as codec
 from hardware.board_emulator import Emulator
 from hardware.display_link import DisplayLink
@@ -105,7 +105,8 @@ def in_process_board(tmp_path: Path) -> Iterator[Emulator]:
 
 def test_board_inputs_become_events_and_version_is_known(tmp_path: Path) -> None:
     events: queue.Queue = queue.Queue()
-    inputs = BoardInputs(events, long_press_s=0.2, quiet_s=1.0)
+    inputs = BoardInputs(events, {0: "roll", 1: "undo", 3: "dice_tray"}, long_press_s=0.2,
+                         quiet_s=1.0)
     with in_process_board(tmp_path) as emulator, DisplayLink(
         str(emulator.port), on_sensor=inputs
     ) as link:

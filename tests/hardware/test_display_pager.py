@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from controller import signals as s
+from controller.referee.turns import IMPOSSIBLE_BOARD
+from controller.words import signals as s
 from hardware.devices import TableDevices
 from hardware.display_link import DisplayLink
 from hardware.display_pager import DisplayPager
@@ -22,9 +23,7 @@ from tests.hardware.mock_table import mock_table
 
 PAGE_S = 0.4
 SEATS = SeatColours.for_game("maedn")
-LONG = s.Illegal(1, "impossible_board", "Diese Stellung ist nicht möglich (Steine fehlen oder "
-                 "sind zu viel)", "This position is impossible (pieces missing or too many)",
-                 ("5",), ("5", "11"))
+LONG = s.Illegal(1, IMPOSSIBLE_BOARD, ("5",), ("5", "11"))
 
 
 def _rows(page: tuple[str, ...]) -> list[str]:
@@ -86,14 +85,18 @@ def test_the_next_step_replaces_the_pages_and_a_single_page_stays(tmp_path: Path
         assert board.state()["lines"] == _rows(move)
 
 
-def test_closed_outputs_leave_the_page_shown(tmp_path: Path) -> None:
+def test_closed_outputs_leave_the_steps_last_page_shown(tmp_path: Path) -> None:
+    """Stopped, the display turns no more pages and keeps the step's last one (what to do
+    now, or how the game ended), never a blank screen."""
     with _outputs_on_emulated_display(tmp_path) as (_, board, outputs):
         outputs.apply_all([LONG])
-        first = (pages_for(LONG, "de", SEATS) or ())[0]
-        _shown_in_order(board, [first], timeout=5)
+        pages = pages_for(LONG, "de", SEATS) or ()
+        assert len(pages) > 1
+        _shown_in_order(board, [pages[0]], timeout=5)
         outputs.close()
+        _shown_in_order(board, [pages[-1]], timeout=5)
         time.sleep(3 * PAGE_S)
-        assert board.state()["lines"] == _rows(first)
+        assert board.state()["lines"] == _rows(pages[-1])
 
 
 def test_a_pager_refuses_nothing_to_show_and_a_period_of_zero(tmp_path: Path) -> None:

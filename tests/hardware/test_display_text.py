@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from controller import signals as s
+from controller.referee.turns import COCKED
+from controller.rules.backgammon import R_HIGHER
+from controller.table.notices import CAMERA_LOST
+from controller.words import signals as s
 from firmware import charset
-from hardware.display_text import CUT, Lines, message_for, pages_for, step_pages
+from hardware.display_text import CUT, Lines, Message, message_for, pages_for, step_pages
 from hardware.seat_colours import SeatColours
 
 SIGNALS = [
@@ -14,14 +17,13 @@ SIGNALS = [
     s.Turn(1, s.EXPECT_CORRECT),
     s.DiceAccepted(2, (6, 6)),
     s.PlayAccepted(0, "24/18 13/11"),
-    s.Illegal(1, "higher_die", "Die höhere Augenzahl muss gezogen werden",
-              "The higher number must be played", ("5",), ("5", "11")),
+    s.Illegal(1, R_HIGHER, ("5",), ("5", "11")),
     s.BoardDiffers(3, ("A1", "B2")),
-    s.Reroll(0, "Würfel liegt schief", "A die is cocked"),
+    s.Reroll(0, COCKED),
     s.ThreeTries(2, 3),
     s.ExtraRoll(1),
     s.GameOver((1, 0), "gammon", 2, (5, 3)),
-    s.Notice("camera_lost", "Kamera nicht erreichbar", "Camera lost"),
+    s.Notice(CAMERA_LOST),
     s.Turn(1, s.EXPECT_ANSWER_DOUBLE),
     s.RollElectronicDie(2),
     s.CubeOffered(0, 2),
@@ -59,7 +61,7 @@ def test_texts_differ_by_language_and_name_the_seat() -> None:
 def test_illegal_move_shows_reason_and_fields_to_restore() -> None:
     lines = first_page(SIGNALS[4], "de")
     text = " ".join(lines)
-    assert "höhere Augenzahl" in text and "5, 11" in text
+    assert "höhere Zahl" in text and "5, 11" in text
 
 
 def _words(lines: tuple[str, ...]) -> list[str]:
@@ -81,13 +83,13 @@ def test_every_reason_shows_whole_over_pages_with_the_fields_on_each(lang: str) 
     """Every reason the table can give, as an illegal move with fields to put back: each page
     keeps the header and the fields, a page that goes on ends in "...", and the pages together
     show the reason word for word (the first page alone used to be all the players saw)."""
-    from controller import referee_backgammon, referee_maedn  # noqa: F401 - their reasons
-    from controller.rules.reasons import CATALOG
+    from controller.referee import backgammon, maedn  # noqa: F401 - their reasons
+    from controller.words.reasons import CATALOG
 
     fields = "Felder: 5, 11" if lang == "de" else "Fields: 5, 11"
     longer = 0
     for r in CATALOG.values():
-        signal = s.Illegal(0, r.key, r.de, r.en, ("5",), ("5", "11"))
+        signal = s.Illegal(0, r, ("5",), ("5", "11"))
         pages = pages_for(signal, lang)
         assert pages is not None and step_pages([signal, signal], lang) == [*pages, *pages]
         for page in pages:
@@ -111,7 +113,7 @@ def test_many_fields_flow_over_pages_and_none_is_lost() -> None:
 
 def test_a_word_longer_than_a_row_goes_on_inside_it() -> None:
     word = "Donaudampfschifffahrtsgesellschaftskapitän"
-    pages = pages_for(s.Notice("long", word, word), "de")
+    pages = Message("", (word,)).pages()
     assert pages is not None
     assert "".join(row.removesuffix(CUT) for page in pages for row in page) == word
 
@@ -124,12 +126,12 @@ def test_the_terminal_gets_the_whole_message_on_one_line() -> None:
 
 @pytest.mark.parametrize("lang", ["de", "en"])
 def test_every_reason_to_roll_again_shows_whole(lang: str) -> None:
-    from controller import referee_backgammon, referee_maedn, referee_turns
+    from controller.referee import backgammon, maedn, turns
 
-    reasons = [referee_turns.COCKED, referee_turns.OUTSIDE, referee_turns.DICE_COUNT,
-               referee_backgammon.OPENING_TIE, referee_maedn.OPENING_TIE]
+    reasons = [turns.COCKED, turns.OUTSIDE, turns.DICE_COUNT, backgammon.OPENING_TIE,
+               maedn.OPENING_TIE]
     for why in reasons:
-        lines = first_page(referee_turns.reroll(1, why), lang)
+        lines = first_page(turns.reroll(1, why), lang)
         assert _words(lines[1:]) == why.text(lang).split(), lines
 
 

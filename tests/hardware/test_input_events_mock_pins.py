@@ -5,11 +5,27 @@ from __future__ import annotations
 import dataclasses
 import queue
 import time
+from pathlib import Path
 
-from controller.events import ButtonPressed, DieThrown
+import pytest
+
+from controller.referee import Referee
+from controller.rules import backgammon as bg
+from controller.words.buttons import TABLE_BUTTONS, Button
+from controller.words.events import BoardObserved, ButtonPressed, DiceObserved, DieThrown, NewGame
+from controller.words.signals import (
+    EXPECT_ANSWER_DOUBLE,
+    EXPECT_ROLL,
+    CubeOffered,
+    CubeTaken,
+    GameOver,
+    Turn,
+)
 from hardware.input_events import InputEvents
-from hardware.pinmap import load_pinmap
+from hardware.pinmap import PinMap, PinMapError, load_pinmap
 from tests.hardware.mock_table import gpio, mock_table
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class StepClock:
@@ -104,3 +120,67 @@ def test_closed_input_events_stop_producing() -> None:
         gpio(factory, devices.pinmap.roll).drive_low()
         gpio(factory, devices.pinmap.dice_tray).drive_low()
         assert _drain(events) == []
+
+
+def _cube_pinmap(tmp_path: Path) -> PinMap:
+    """A two-seat backgammon table with the cube's buttons on the GPIOs seats 3 and 4 free."""
+    text = (ROOT / "hardware" / "pinmap_default.toml").read_text("utf-8")
+    seats, rest = text.split("[leds]")
+    preamble, first, second, *_ = seats.split("[[seat]]")
+    rest = rest.split("[board_inputs]")[0].replace(
+        'new_game = "GPIO9"', 'new_game = "GPIO9"\ndouble = "GPIO19"\ntake = "GPIO26"\n'
+        'drop = "GPIO21"')
+    path = tmp_path / "cube.toml"
+    path.write_text(preamble + "[[seat]]" + first + "[[seat]]" + second + "[leds]" + rest)
+    return load_pinmap(path)
+
+
+def test_the_cube_buttons_on_mock_pins_work_the_doubling_cube(tmp_path: Path) -> None:
+    """double, take and drop wired to GPIOs reach the referee, which works the cube with
+    them (rule text 004): Black doubles before rolling, White takes, later White redoubles and
+    Black drops."""
+    referee = Referee()
+    start = bg.Position.initial()
+    after = start.apply(bg.Play.parse("8/5 6/5")).to_board()
+    referee.handle(NewGame("backgammon", "standard", 2))
+    referee.handle(DiceObserved((3, 1)))
+    referee.handle(BoardObserved(after))
+    assert Turn(1, EXPECT_ROLL) in referee.handle(ButtonPressed(Button.DONE, 0))
+    with mock_table(_cube_pinmap(tmp_path)) as (devices, factory):
+        assert set(devices.buttons) == {*TABLE_BUTTONS}
+        events: queue.Queue = queue.Queue()
+        InputEvents(devices, events)
+
+        def press(button: Button) -> list:
+            pin = gpio(factory, getattr(devices.pinmap, button.value))
+            pin.drive_low()
+            time.sleep(0.06)
+            pin.drive_high()
+            time.sleep(0.06)
+            (event,) = _drain(events)
+            assert event == ButtonPressed(button, None, False, event.t)
+            return referee.handle(event)
+
+        assert press(Button.DOUBLE) == [CubeOffered(1, 2), Turn(0, EXPECT_ANSWER_DOUBLE)]
+        assert press(Button.TAKE) == [CubeTaken(0, 2), Turn(1, EXPECT_ROLL)]
+        referee.handle(DiceObserved((6, 5)))
+        black = bg.Position.from_board(after, 1).apply(bg.Play.parse("24/13")).to_board()
+        referee.handle(BoardObserved(black))
+        assert Turn(0, EXPECT_ROLL) in referee.handle(ButtonPressed(Button.DONE, 1))
+        assert press(Button.DOUBLE) == [CubeOffered(0, 4), Turn(1, EXPECT_ANSWER_DOUBLE)]
+        over = press(Button.DROP)
+        assert over == [GameOver(order=(0, 1), result="drop", points=2, match_score=(2, 0))]
+
+
+def test_a_button_wired_to_a_gpio_and_the_display_board_is_named(tmp_path: Path) -> None:
+    text = (ROOT / "hardware" / "pinmap_default.toml").read_text("utf-8")
+    path = tmp_path / "twice.toml"
+    path.write_text(text.replace('new_game = "GPIO9"', 'new_game = "GPIO9"\ndouble = "GPIO2"'))
+    with pytest.raises(PinMapError, match="double button is wired twice"):
+        load_pinmap(path)
+    path.write_text(text.replace("take = 1", "take = 0"))
+    with pytest.raises(PinMapError, match="display board input 0 is used twice"):
+        load_pinmap(path)
+    path.write_text(text.replace("take = 1", "take = 7"))
+    with pytest.raises(PinMapError, match="not an input of the display board"):
+        load_pinmap(path)

@@ -19,7 +19,7 @@ def test_selftest_command_in_simulator_passes_every_check(capsys: pytest.Capture
     assert status == 0 and out["ok"] and out["simulated"]
     assert names[:4] == [f"seat {n} LED" for n in range(1, 5)]
     for expected in ("buzzer", "display", "input undo", "input done seat 4", "input dice tray",
-                     "camera"):
+                     "input double", "input take", "input drop", "camera"):
         assert expected in names
     display = next(r for r in out["results"] if r["check"] == "display")
     assert "screen read back" in display["detail"]
@@ -27,9 +27,7 @@ def test_selftest_command_in_simulator_passes_every_check(capsys: pytest.Capture
 
 def test_selftest_reports_the_button_nobody_pressed_and_still_runs_the_rest() -> None:
     with selftest.simulated_table() as options:
-        options["presser"] = selftest.mock_presser(
-            options["pin_factory"], skip=frozenset({"new game"})
-        )
+        options["presser"] = selftest.skipping(options["presser"], frozenset({"new game"}))
         report = selftest.run_selftest(
             load_pinmap(), step_s=0.01, button_timeout_s=0.5, lang="en", **options
         )
@@ -48,8 +46,10 @@ def test_selftest_without_display_board_fails_that_row_only(tmp_path) -> None:
             load_pinmap(), step_s=0.01, button_timeout_s=2, sync_timeout_s=1.0, **options
         )
     failed = [r for r in report.results if not r.ok]
-    assert [r.name for r in failed] == ["display"]
+    # the doubling cube's buttons are wired to the display board: without it they are silent
+    assert [r.name for r in failed] == ["display", "input double", "input take", "input drop"]
     assert "did not answer within 1 s" in failed[0].detail
+    assert all("display board input" in r.detail for r in failed[1:])
 
 
 def test_broken_pin_map_exits_2_naming_the_problem(tmp_path, capsys) -> None:

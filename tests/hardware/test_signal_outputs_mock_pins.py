@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 
-from controller import signals as s
+from controller.referee.turns import NOT_ALLOWED, UNDONE
+from controller.table.notices import CAMERA_LOST
+from controller.words import signals as s
 from hardware.seat_colours import SeatColours
 from hardware.signal_outputs import SignalOutputs
 from tests.hardware.mock_table import gpio, mock_table
@@ -43,7 +45,7 @@ def test_illegal_move_fast_red_blink_and_three_long_beeps() -> None:
         buzzer = gpio(factory, devices.pinmap.buzzer)
         for pin in (red, green, buzzer):
             pin.clear_states()
-        outputs.apply(s.Illegal(2, "k", "Zug ungültig", "Illegal move"))
+        outputs.apply(s.Illegal(2, NOT_ALLOWED))
         time.sleep(1.4)
         assert len(red.states) >= 6
         red.assert_states_and_times(
@@ -91,7 +93,7 @@ def test_notice_blinks_status_led_until_the_next_turn() -> None:
         status = gpio(factory, devices.pinmap.status_led)
         outputs = SignalOutputs(devices, MAEDN)
         status.clear_states()
-        outputs.apply(s.Notice("camera_lost", "Kamera weg", "Camera lost"))
+        outputs.apply(s.Notice(CAMERA_LOST))
         time.sleep(0.5)
         assert len(status.states) >= 3  # (the check below compares only as many as there are)
         status.assert_states_and_times([(0.0, 1), (0.2, 0), (0.2, 1)])
@@ -107,7 +109,7 @@ def test_a_notice_before_the_turn_of_the_same_step_still_blinks() -> None:
         status = gpio(factory, devices.pinmap.status_led)
         outputs = SignalOutputs(devices, MAEDN)
         status.clear_states()
-        outputs.apply_all([s.Notice("undone", "Letzter Zug zurückgenommen", "Last turn taken back"),
+        outputs.apply_all([s.Notice(UNDONE),
                            s.Turn(0, s.EXPECT_MOVE)])
         time.sleep(0.5)
         assert len(status.states) >= 3  # (the check below compares only as many as there are)

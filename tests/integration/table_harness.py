@@ -1,6 +1,6 @@
 """The real table program with a rendered camera, for the fault tests.
 
-The table loop of `controller.table_app` runs as on the Pi, with gpiozero's MockFactory pins,
+The table loop of `controller.table` runs as on the Pi, with gpiozero's MockFactory pins,
 the display firmware on a pseudo-terminal, and a camera that renders (with `vision.renderer`)
 whatever scene the test writes into a JSON file. Run in its own process (the power-cut test
 kills it) it takes button presses as lines in a commands file and prints every signal as a JSON
@@ -22,9 +22,9 @@ from typing import Any
 
 from controller import config as table_config
 from controller import table_log
-from controller.events import BoardObserved
-from controller.frame_source import Scene, SceneRenderer
-from controller.table_app import build_app
+from controller.sim.camera import Scene, SceneRenderer
+from controller.table.wiring import build_app
+from controller.words.events import BoardObserved
 
 SIZE = (960, 540)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.frame_source import measured_camera_heights
+from controller.sim.camera import measured_camera_heights
 from tests.cli import spieltisch
 
 ROOT = Path(__file__).resolve().parents[2]

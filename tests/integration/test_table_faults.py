@@ -1,6 +1,6 @@
 """Faults a table survives: a power cut, a camera or display board unplugged, a stuck sensor.
 
-Everything real but the world: the table program of `controller.table_app` with gpiozero's
+Everything real but the world: the table program of `controller.table` with gpiozero's
 MockFactory pins, the display firmware on a real pseudo-terminal, the SQLite journal, and a
 camera that renders the scene the test lays out.
 """
@@ -21,12 +21,20 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller import config as table_config
 from controller import table_log
-from controller.events import DieThrown
-from controller.referee_turns import BOARD_TAKEN, PLAY_UNSEEN
+from controller.referee.backgammon import DOUBLE_BEFORE_ROLL
+from controller.referee.turns import BOARD_TAKEN, NOTHING_TO_UNDO, PLAY_UNSEEN
+from controller.rules import backgammon as bg
 from controller.rules import maedn
-from controller.signals import (
+from controller.sim.camera import RenderAhead, Scene, SceneRenderer
+from controller.table.notices import CAMERA_BACK, CAMERA_LOST, CONFIRM_DICE, RESUMED, SENSOR_STUCK
+from controller.table.wiring import build_app
+from controller.words.buttons import Button
+from controller.words.events import ButtonPressed, DieThrown
+from controller.words.signals import (
     EXPECT_MOVE,
     EXPECT_ROLL,
     EXPECT_SETUP,
@@ -36,14 +44,6 @@ from controller.signals import (
     Notice,
     PlayAccepted,
     Turn,
-)
-from controller.table_app import (
-    CAMERA_BACK,
-    CAMERA_LOST,
-    CONFIRM_DICE,
-    RESUMED,
-    SENSOR_STUCK,
-    build_app,
 )
 from hardware.board_emulator import read_dump
 from tests.integration.table_harness import Collector, RenderedCamera, press, write_scene
@@ -153,8 +153,8 @@ def _play_turns(
             turn = table.wait_for(_turn, seen=seen)
             die = [s["values"][0] for s in seen if s["type"] == "dice_accepted"][-1]
         if turn["expect"] == "move":
-            pos = maedn.Position.from_board(board, 2, seat, VEGAS)
-            board = pos.after(die, pos.legal_moves(die)[0]).to_board()
+            pos = maedn.Position.from_board(board, seat, VEGAS, players=2)
+            board = pos.apply(pos.legal_plays(die)[0], die).to_board()
             write_scene(scene, board)
             time.sleep(0.8)  # the board settles under the camera
             table.press(f"press done {seat}")
@@ -165,7 +165,7 @@ def _play_turns(
 def test_power_cut_mid_game_resumes_and_the_display_says_so(tmp_path: Path) -> None:
     config = _config(tmp_path)
     scene = tmp_path / "scene.json"
-    board = maedn.Position.initial(2, VEGAS).to_board()
+    board = maedn.Position.initial(VEGAS, players=2).to_board()
     write_scene(scene, board)
     _calibrate(tmp_path, scene, "maedn", 2)
     table = Harness(tmp_path, config, scene)
@@ -247,7 +247,7 @@ def test_camera_unplugged_play_goes_on_with_buttons_and_judging_resumes(tmp_path
     config = _config(tmp_path, "maedn", "schmidt", 2, lost_after_s=1.0)
     scene = tmp_path / "scene.json"
     options = maedn.Options.preset("schmidt")
-    pos = maedn.Position.initial(2, options)
+    pos = maedn.Position.initial(options, players=2)
     write_scene(scene, pos.to_board())
     with _running_table(tmp_path, config, scene, 2) as (app, seen):
         seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
@@ -258,12 +258,12 @@ def test_camera_unplugged_play_goes_on_with_buttons_and_judging_resumes(tmp_path
         for _ in range(3):  # three turns nobody can see
             press(app, "press roll")
             confirm = seen.wait_for(_notice(CONFIRM_DICE.key))
-            dice = tuple(int(v) for v in confirm.text_de.rsplit(":", 1)[1].split())
+            dice = tuple(int(v) for v in dict(confirm.reason.params)["dice"].split())
             press(app, f"press done {seat}")
             assert seen.wait_for(lambda s: isinstance(s, DiceAccepted)) == DiceAccepted(seat, dice)
             assert seen.wait_for(lambda s: isinstance(s, Turn)) == Turn(seat, EXPECT_MOVE)
-            moves = pos.legal_moves(dice[0])
-            after = pos.after(dice[0], moves[0] if moves else None)
+            moves = pos.legal_plays(dice[0])
+            after = pos.apply(moves[0] if moves else None, dice[0])
             press(app, f"press done {seat}")
             seen.wait_for(_notice(PLAY_UNSEEN.key))
             seat = seen.wait_for(lambda s: isinstance(s, Turn)).seat
@@ -277,8 +277,8 @@ def test_camera_unplugged_play_goes_on_with_buttons_and_judging_resumes(tmp_path
         accepted = seen.wait_for(lambda s: isinstance(s, DiceAccepted))
         assert accepted.seat == seat
         die = accepted.values[0]  # what the camera read is what the referee holds them to
-        assert pos.legal_moves(die), f"no move with {die} on {pos}"
-        moved = pos.after(die, pos.legal_moves(die)[0])
+        assert pos.legal_plays(die), f"no move with {die} on {pos}"
+        moved = pos.apply(pos.legal_plays(die)[0], die)
         write_scene(scene, moved.to_board(), dice=(die,))
         time.sleep(0.6)  # the board holds for the settle time
         press(app, f"press done {seat}")
@@ -295,7 +295,7 @@ def test_the_display_turns_between_what_is_wrong_and_what_to_do(tmp_path: Path) 
     stays on "please roll"."""
     config = _config(tmp_path, "maedn", "schmidt", 2, page_s=0.5)
     scene = tmp_path / "scene.json"
-    start = maedn.Position.initial(2, maedn.Options.preset("schmidt")).to_board()
+    start = maedn.Position.initial(maedn.Options.preset("schmidt"), players=2).to_board()
     write_scene(scene, start)
     dump = tmp_path / "data" / "board.json"
     with _running_table(tmp_path, config, scene, 2) as (_app, seen):
@@ -328,7 +328,7 @@ def test_display_unplugged_leds_carry_on_and_the_screen_comes_back(tmp_path: Pat
             time.sleep(0.05)
         config = _config(tmp_path, port=str(board_port))
         scene = tmp_path / "scene.json"
-        write_scene(scene, maedn.Position.initial(2, VEGAS).to_board())
+        write_scene(scene, maedn.Position.initial(VEGAS, players=2).to_board())
         with _running_table(tmp_path, config, scene, 2) as (app, seen):
             seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
             _screen(dump, "ist dran")
@@ -360,7 +360,7 @@ def test_display_unplugged_leds_carry_on_and_the_screen_comes_back(tmp_path: Pat
 def test_stuck_dice_tray_sensor_is_reported_once_and_ignored(tmp_path: Path) -> None:
     config = _config(tmp_path)
     scene = tmp_path / "scene.json"
-    write_scene(scene, maedn.Position.initial(2, VEGAS).to_board())
+    write_scene(scene, maedn.Position.initial(VEGAS, players=2).to_board())
     with _running_table(tmp_path, config, scene, 2) as (app, seen):
         seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
         press(app, "press tray")
@@ -382,7 +382,6 @@ def test_stuck_dice_tray_sensor_is_reported_once_and_ignored(tmp_path: Path) -> 
 def test_a_killed_render_worker_costs_the_simulated_table_no_frame(caplog) -> None:
     """The simulated table draws frames ahead in worker processes; one killed (out of memory,
     a stray signal) must not end the evening: the same frame is drawn in the table's process."""
-    from controller.frame_source import RenderAhead, Scene, SceneRenderer
     from vision.calibration import STANDARD_BACKGAMMON
 
     ahead = RenderAhead(320, 180, seed=3)
@@ -400,3 +399,49 @@ def test_a_killed_render_worker_costs_the_simulated_table_no_frame(caplog) -> No
         ahead.prefetch([Scene(STANDARD_BACKGAMMON, dice=(2, 2), throw=2)])  # no pool: no-op
     finally:
         ahead.close()
+
+
+def test_the_display_boards_own_buttons_reach_the_referee(tmp_path: Path) -> None:
+    """The cube's buttons are wired to the display board (the shipped pin map): a press there
+    goes through the firmware's logic, the serial link and the table's event queue to the
+    referee, like a press on the Pi's own pins."""
+    config = _config(tmp_path, "backgammon", "standard", 2)
+    scene = tmp_path / "scene.json"
+    write_scene(scene, bg.Position.initial().to_board())
+    inputs = tmp_path / "data" / "board-inputs"  # the emulated board's own buttons
+    with _running_table(tmp_path, config, scene, 2) as (_app, seen):
+        seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
+        with inputs.open("a", encoding="utf-8") as board:
+            board.write("0 1\n0 0\n")  # input 0 = double, pressed and let go
+        refused = seen.wait_for(_notice(DOUBLE_BEFORE_ROLL.key))
+        assert ButtonPressed(Button.DOUBLE, None, False, seen.events[-1].t) in seen.events
+        _screen(tmp_path / "data" / "board.json", "Verdoppeln nur")
+        assert refused.reason.en == "Double only before your own roll"
+
+
+def test_a_wall_clock_jump_of_hours_mid_turn_fires_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Pi without a real-time clock sets it by NTP some time after boot: the wall clock jumps
+    by hours while a button is held. Neither the stuck-input watch nor the times in the events
+    (which the settle time is measured by) notice; the game goes on."""
+    config = _config(tmp_path)  # stuck after 3 s, camera lost after 5 s
+    scene = tmp_path / "scene.json"
+    write_scene(scene, maedn.Position.initial(VEGAS, players=2).to_board())
+    wall, jump = time.time, [0.0]
+    monkeypatch.setattr(time, "time", lambda: wall() + jump[0])  # before the table is built
+    with _running_table(tmp_path, config, scene, 2) as (app, seen):
+        seen.wait_for(lambda s: s == Turn(0, EXPECT_ROLL))
+        before = seen.events[-1].t
+        pin = app.devices.buttons[Button.UNDO].pin
+        pin.drive_low()  # held for two seconds, across the jump
+        time.sleep(1.0)
+        jump[0] = 5 * 3600.0
+        time.sleep(1.0)
+        pin.drive_high()
+        seen.wait_for(_notice(NOTHING_TO_UNDO.key))
+        press(app, "press roll")
+        seen.wait_for(lambda s: isinstance(s, DiceAccepted))
+        assert not [s for s in seen.signals if isinstance(s, Notice)
+                    and s.key in (SENSOR_STUCK.key, CAMERA_LOST.key)]
+        assert all(before <= e.t < before + 60 for e in seen.events[-3:])

@@ -7,29 +7,38 @@ from pathlib import Path
 
 import pytest
 
-from controller.events import (
+from controller import config as table_config
+from controller.journal import Journal
+from controller.referee import Referee
+from controller.rules import backgammon as bg
+from controller.rules.match import Match
+from controller.sim.camera import Scene, SceneRenderer, measured_camera_heights, simulated_mount
+from controller.sim.session import SimulatedSession
+from controller.sim.table import Habits, SimulatedTable
+from controller.table.app import TableApp
+from controller.table.camera_frames import Frame
+from controller.table.camera_lost import CameraLostMode
+from controller.table.game_vision import FrameCalibration, GameVision
+from controller.table.notices import MATCH_SCORE, RESUMED, SENSOR_STUCK, match_notices
+from controller.table.observation_events import ObservationEvents
+from controller.table.pipeline import TablePipeline
+from controller.table.stuck_inputs import TRAY, StuckInputFilter
+from controller.words.events import (
     BackgammonBoard,
     BoardObserved,
     ButtonPressed,
     DiceObserved,
     DieThrown,
+    MaednBoard,
     NewGame,
     ViewBlocked,
 )
-from controller.journal import Journal
-from controller.referee import Referee
-from controller.rules import backgammon as bg
-from controller.signals import EXPECT_MOVE, EXPECT_ROLL, Notice, Turn
-from controller.table_app import (
-    RESUMED,
-    SENSOR_STUCK,
-    ObservationEvents,
-    StuckInputFilter,
-    TablePipeline,
-)
+from controller.words.signals import EXPECT_MOVE, EXPECT_ROLL, Notice, Turn
+from hardware.display_text import pages_for
 from tests.integration.table_harness import Collector
 from vision.dice import DieReading
 from vision.observation import BLOCKED, Observation
+from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
 
 START = bg.Position.initial(bg.Options.preset("standard")).to_board()
 
@@ -153,21 +162,17 @@ def test_nothing_to_resume_after_a_finished_or_empty_journal(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("expect", ["roll", "roll_again"])
 def test_camera_lost_dice_come_from_the_roll_button_and_done(expect: str) -> None:
-    from controller.table_app import CameraLostMode
-
     mode = CameraLostMode(dice_count=2)
     events, signals = mode.button(ButtonPressed("roll", 0, t=1.0), expect)
     assert events == [] and len(signals) == 1
     proposed = mode.proposed
     assert len(proposed) == 2 and all(1 <= v <= 6 for v in proposed)
-    assert " ".join(map(str, proposed)) in signals[0].text_de
+    assert " ".join(map(str, proposed)) in signals[0].reason.text("de")
     events, signals = mode.button(ButtonPressed("done", 0, t=2.0), "roll")
     assert events == [DiceObserved(proposed, t=2.0)]
 
 
 def test_input_held_far_too_long_is_stuck_once() -> None:
-    from controller.table_app import TRAY
-
     stuck = StuckInputFilter(stuck_after_s=5.0)
     notices = [stuck.watch(TRAY, True, 0.5 * i) for i in range(30)]
     found = [n for n in notices if n is not None]
@@ -181,33 +186,25 @@ def test_input_held_far_too_long_is_stuck_once() -> None:
 
 
 def test_skipping_still_frames_changes_no_signal() -> None:
-    """The same bot game read frame by frame and with still frames skipped: the same signals
-    in the same order, with far fewer frames read."""
-    from controller.config import SimulatedGame
-    from controller.frame_source import (
-        Frame,
-        SceneRenderer,
-        SimulatedTable,
-        measured_camera_heights,
-    )
-    from controller.table_app import FrameCalibration, GameVision
+    """The same players' game read frame by frame and with still frames skipped: the same
+    signals in the same order, with far fewer frames read."""
 
     def run(skip: bool) -> tuple[list[object], GameVision]:
         calibration = FrameCalibration(measured_camera_heights(6, (1280, 720)))
         vision = GameVision(0.3, calibration, skip_still_frames=skip)
         seen = Collector()
         pipeline = TablePipeline(Referee(), vision, listeners=[seen])
-        table = SimulatedTable((SimulatedGame("backgammon", "standard", 2),),
-                               SceneRenderer(1280, 720, seed=6), seed=6, illegal_rate=0.3,
-                               hand_rate=0.5, cocked_rate=0.2)
-        for frames, item in enumerate(table.items()):
+        habits = Habits(illegal_rate=0.3, hand_rate=0.5, cocked_rate=0.2, stray_dice_rate=0.0)
+        table = SimulatedTable("backgammon", "standard", 2, seed=6, habits=habits)
+        session = SimulatedSession([table], SceneRenderer(1280, 720, seed=6))
+        for frames, item in enumerate(session.items()):
             if frames >= 400:
                 break
             if isinstance(item, Frame):
                 signals = pipeline.feed_frame(item.t, item.image)
             else:
                 signals = pipeline.handle(item)
-            table.on_signals(signals)
+            session.on_signals(signals)
         return seen.signals, vision
 
     every, read_all = run(False)
@@ -221,16 +218,6 @@ def test_the_simulated_table_is_calibrated_with_its_mounts_measured_height() -> 
     """As a builder measures the lens's height with a tape (docs/calibration.md), the simulated
     table tells its calibration each mount's height to the centimetre; told nothing, the
     calibration assumes the 650 mm of a table whose builder did not measure."""
-    from controller.events import MaednBoard
-    from controller.frame_source import (
-        Scene,
-        SceneRenderer,
-        measured_camera_heights,
-        simulated_mount,
-    )
-    from controller.table_app import FrameCalibration
-    from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
-
     size = (640, 360)
     heights = {seed: measured_camera_heights(seed, size) for seed in (2, 3)}
     for seed, measured in heights.items():
@@ -243,3 +230,19 @@ def test_the_simulated_table_is_calibrated_with_its_mounts_measured_height() -> 
     event = NewGame("maedn", "hofer", 4)
     assert FrameCalibration(heights[3])(event, image).camera_height_mm == heights[3]["maedn"]
     assert FrameCalibration()(event, image).camera_height_mm == DEFAULT_CAMERA_HEIGHT_MM
+
+
+def test_a_game_of_a_match_starts_with_the_score_and_the_crawford_game_is_named() -> None:
+    """The display says the score when a game of a match starts, and that the Crawford game
+    allows no double; outside a match it says nothing of the kind."""
+    config = table_config.Config()
+    app = TableApp(config, TablePipeline(Referee()), simulation=SimulatedSession([]))
+    first = app.handle(NewGame("backgammon", "standard", 2, match_length=3))
+    assert [s.key for s in first if isinstance(s, Notice)] == [MATCH_SCORE.key]
+    assert first[-1].reason.de == "Stand 0:0 (Match bis 3)"
+    single = app.handle(NewGame("backgammon", "standard", 2))
+    assert not [s for s in single if isinstance(s, Notice)]
+    crawford = Match(length=3, score=(2, 0), crawford_game=True, crawford_done=True)
+    said = [n.reason.text("en") for n in match_notices(crawford)]
+    assert said == ["Score 2:0 (match to 3)", "Crawford game: no doubling"]
+    assert all(len(page) == 4 for n in match_notices(crawford) for page in pages_for(n) or ())

@@ -58,17 +58,17 @@ def random_play(
     players: int, options: Options, rng: random.Random, count: int
 ) -> Iterator[tuple[maedn.Position, int]]:
     """`count` (position, die) pairs reached by random play with this engine (new game at end)."""
-    pos = maedn.Position.initial(players, options)
+    pos = maedn.Position.initial(options, players=players)
     made = 0
     while made < count:
         if pos.is_over():
-            pos = maedn.Position.initial(players, options)
+            pos = maedn.Position.initial(options, players=players)
             continue
         die = rng.randint(1, 6)
         yield pos, die
         made += 1
-        moves = pos.legal_moves(die)
-        pos = pos.after(die, rng.choice(moves) if moves else None)
+        moves = pos.legal_plays(die)
+        pos = pos.apply(rng.choice(moves) if moves else None, die)
 
 
 def openspiel_game(players: int, opposite: bool = True) -> Any:

@@ -7,11 +7,11 @@ import textwrap
 
 import pytest
 
-from controller.events import BackgammonBoard
 from controller.rules import backgammon as bg
 from controller.rules import match
 from controller.rules.errors import InvalidDice, InvalidPosition
-from controller.rules.reasons import CATALOG, Reason
+from controller.words.events import BackgammonBoard
+from controller.words.reasons import CATALOG, Reason
 
 
 def _differences(a: bg.Position, b: bg.Position) -> int:
@@ -80,7 +80,7 @@ def test_impossible_observed_board_raises_naming_the_problem() -> None:
     with pytest.raises(InvalidPosition, match="White has 16 checkers"):
         pos.judge(sixteen, (3, 1))
     with pytest.raises(InvalidPosition, match="-1"):
-        bg.Position.from_board((0,) * 24, bar=(-1, 0))
+        bg.Position.from_points((0,) * 24, bar=(-1, 0))
     with pytest.raises(InvalidPosition, match="24 points"):
         pos.judge(BackgammonBoard((0,) * 23), (3, 1))
 

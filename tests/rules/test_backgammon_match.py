@@ -8,7 +8,8 @@ import pytest
 
 from controller.rules.backgammon import Result
 from controller.rules.backgammon_options import HOFER, STANDARD
-from controller.rules.match import CubeError, Match
+from controller.rules.errors import CubeError
+from controller.rules.match import Match
 
 GAMMON = Result(0, "gammon", 2)
 SINGLE_FOR_1 = Result(1, "single", 1)

@@ -45,7 +45,7 @@ def test_every_play_leads_to_a_valid_position_with_the_opponent_on_roll(
     assert len(set(afters)) == len(afters)  # one play per distinct result
     for after in afters:
         assert after.turn == 1 - pos.turn
-        rebuilt = bg.Position.from_events_board(after.to_board(), after.turn, after.options)
+        rebuilt = bg.Position.from_board(after.to_board(), after.turn, after.options)
         assert rebuilt == after
         moved = pos.pip_counts()[pos.turn] - after.pip_counts()[pos.turn]
         # four times the number, or (hofer) the top face twice and the bottom face twice
@@ -111,12 +111,12 @@ def test_from_board_accepts_exactly_the_possible_boards(points: list[int]) -> No
     white = sum(p for p in points if p > 0)
     black = sum(-p for p in points if p < 0)
     if white <= 15 and black <= 15:
-        pos = bg.Position.from_board(points)
+        pos = bg.Position.from_points(points)
         assert pos.points == tuple(points)
         assert pos.off == (15 - white, 15 - black)
     else:
         try:
-            bg.Position.from_board(points)
+            bg.Position.from_points(points)
         except InvalidPosition as exc:
             assert "checkers" in str(exc)
         else:

@@ -45,7 +45,7 @@ def _compare(players: int, opposite: bool, count: int, seed: int) -> int:
     captures = 0
     for state in states:
         pos, die = _our_position(state, players, opposite)
-        ours = pos.legal_moves(die)
+        ours = pos.legal_plays(die)
         theirs = ms.openspiel_moves(state)
         assert {(m.src, m.dst) for m in ours} == theirs, _disagreement(
             state,
@@ -59,7 +59,7 @@ def _compare(players: int, opposite: bool, count: int, seed: int) -> int:
             captures += move is not None and move.captured is not None
             child = state.clone()
             child.apply_action(ms.openspiel_action(move))
-            nxt = pos.after(die, move)
+            nxt = pos.apply(move, die)
             assert [list(p) for p in nxt.pieces] == ms.openspiel_pieces(child, players, opposite), (
                 _disagreement(state, pos, die, f"result of {move} differs", players, opposite)
             )
@@ -99,15 +99,15 @@ def _find_state(players: int, wanted: object) -> tuple[object, maedn.Position, i
 def test_openspiel_deviation_extra_roll_after_an_unused_six() -> None:
     """OpenSpiel gives another roll after a 6 even when it could not be used; texts 000 and 003
     grant it "nach seinem Zug" (after the move), so `hofer` passes the turn on."""
-    state, pos, die = _find_state(2, lambda p, d: d == 6 and not p.legal_moves(d))
+    state, pos, die = _find_state(2, lambda p, d: d == 6 and not p.legal_plays(d))
     child = state.clone()
     child.apply_action(0)
     child.apply_action(2)  # the next roll, a 3
     assert child.current_player() == pos.turn
-    assert pos.after(die, None).turn == pos.turn
+    assert pos.apply(None, die).turn == pos.turn
     hofer = maedn.Position.from_pieces(pos.pieces, 2, pos.turn, maedn.Options.preset("hofer"))
     assert hofer.tries_allowed() == 1, "three tries would hide the difference"
-    assert hofer.after(die, None).turn == 1 - pos.turn
+    assert hofer.apply(None, die).turn == 1 - pos.turn
 
 
 def test_openspiel_deviation_start_field_cleared_with_any_roll() -> None:
@@ -122,7 +122,7 @@ def test_openspiel_deviation_start_field_cleared_with_any_roll() -> None:
     theirs = ms.openspiel_moves(state)
     assert theirs == {(0, die)}
     hofer = maedn.Position.from_pieces(pos.pieces, 4, pos.turn, maedn.Options.preset("hofer"))
-    assert {(m.src, m.dst) for m in hofer.legal_moves(die)} > theirs
+    assert {(m.src, m.dst) for m in hofer.legal_plays(die)} > theirs
 
 
 def test_openspiel_deviation_game_ends_at_first_winner() -> None:
@@ -132,14 +132,14 @@ def test_openspiel_deviation_game_ends_at_first_winner() -> None:
         3,
         lambda p, d: any(
             m.src < 40 <= m.dst and sum(x >= 40 for x in p.pieces[p.turn]) == 3
-            for m in p.legal_moves(d)
+            for m in p.legal_plays(d)
         ),
     )
-    move = next(m for m in pos.legal_moves(die) if m.src < 40 <= m.dst)
+    move = next(m for m in pos.legal_plays(die) if m.src < 40 <= m.dst)
     child = state.clone()
     child.apply_action(ms.openspiel_action(move))
     assert child.is_terminal()
     hofer = maedn.Position.from_pieces(pos.pieces, 3, pos.turn, maedn.Options.preset("hofer"))
-    after = hofer.after(die, move)
+    after = hofer.apply(move, die)
     assert after.finished == (pos.turn,)
     assert not after.is_over()

@@ -1,5 +1,5 @@
 """Properties on random valid positions (hypothesis): conservation, validity, round trips, and
-agreement between `legal_moves`, `why_not`, `after` and `judge`."""
+agreement between `legal_plays`, `why_not`, `apply` and `judge`."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ SETTINGS = settings(max_examples=300, deadline=None)
 @SETTINGS
 @given(positions(), DICE)
 def test_every_move_conserves_pieces(pos: maedn.Position, die: int) -> None:
-    for move in pos.legal_moves(die):
-        after = pos.after(die, move)
+    for move in pos.legal_plays(die):
+        after = pos.apply(move, die)
         assert all(len(seat) == 4 for seat in after.pieces)
         for seat in range(pos.players):
             gone = Counter(pos.pieces[seat]) - Counter(after.pieces[seat])
@@ -38,8 +38,8 @@ def test_every_move_conserves_pieces(pos: maedn.Position, die: int) -> None:
 def test_every_move_leads_to_a_valid_position(pos: maedn.Position, die: int) -> None:
     if pos.is_over():
         return
-    for move in pos.legal_moves(die) or [None]:
-        after = pos.after(die, move)
+    for move in pos.legal_plays(die) or [None]:
+        after = pos.apply(move, die)
         rebuilt = maedn.Position.from_pieces(
             after.pieces,
             after.players,
@@ -55,7 +55,8 @@ def test_every_move_leads_to_a_valid_position(pos: maedn.Position, die: int) -> 
 @SETTINGS
 @given(positions())
 def test_board_round_trip(pos: maedn.Position) -> None:
-    assert maedn.Position.from_board(pos.to_board(), pos.players, pos.turn, pos.options) == pos
+    board = pos.to_board()
+    assert maedn.Position.from_board(board, pos.turn, pos.options, players=pos.players) == pos
     assert hash(pos) == hash(
         maedn.Position.from_pieces(pos.pieces, pos.players, pos.turn, pos.options)
     )
@@ -63,10 +64,10 @@ def test_board_round_trip(pos: maedn.Position) -> None:
 
 @SETTINGS
 @given(positions(), DICE)
-def test_why_not_agrees_with_legal_moves_for_every_source_and_target(
+def test_why_not_agrees_with_legal_plays_for_every_source_and_target(
     pos: maedn.Position, die: int
 ) -> None:
-    legal = {(m.src, m.dst) for m in pos.legal_moves(die)}
+    legal = {(m.src, m.dst) for m in pos.legal_plays(die)}
     for src in set(pos.pieces[pos.turn]):
         for dst in range(-1, 45):
             why = pos.why_not(maedn.Move(pos.turn, src, dst), die)
@@ -78,11 +79,11 @@ def test_why_not_agrees_with_legal_moves_for_every_source_and_target(
 def test_judge_accepts_each_legal_result_with_a_move_giving_that_result(
     pos: maedn.Position, die: int
 ) -> None:
-    for move in pos.legal_moves(die):
-        after = pos.after(die, move)
+    for move in pos.legal_plays(die):
+        after = pos.apply(move, die)
         verdict = pos.judge(after.to_board(), die)
         assert verdict.legal
-        assert pos.after(die, verdict.play).pieces == after.pieces
+        assert pos.apply(verdict.play, die).pieces == after.pieces
 
 
 @SETTINGS
@@ -94,7 +95,7 @@ def test_judge_rejects_a_piece_moved_by_the_wrong_distance(
     if pos.is_over() or not mine:
         return
     src = data.draw(st.sampled_from(mine))
-    legal_dst = {m.dst for m in pos.legal_moves(die) if m.src == src}
+    legal_dst = {m.dst for m in pos.legal_plays(die) if m.src == src}
     occupied = {f for seat in range(pos.players) for f in _track(pos, seat)}
     for dst in range(src + 1, 40):
         if dst in legal_dst or pos.track_field(pos.turn, dst) in occupied:
@@ -123,13 +124,13 @@ def test_random_games_end_with_the_right_number_of_finishers(
 ) -> None:
     rng = random.Random(seed)
     options = maedn.Options.preset(preset)
-    pos = maedn.Position.initial(players, options)
+    pos = maedn.Position.initial(options, players=players)
     for _ in range(20000):
         if pos.is_over():
             break
         die = rng.randint(1, 6)
-        moves = pos.legal_moves(die)
-        pos = pos.after(die, rng.choice(moves) if moves else None)
+        moves = pos.legal_plays(die)
+        pos = pos.apply(rng.choice(moves) if moves else None, die)
     assert pos.is_over()
     assert len(pos.finished) == (players - 1 if options.play_on else 1)
     for seat in pos.finished:

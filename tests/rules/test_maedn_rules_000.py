@@ -14,17 +14,17 @@ E = [-1, -1, -1, -1]  # a seat with every piece in the house
 
 
 def pos(pieces: list[list[int]], turn: int = 0, players: int = 4, **changes: object):
-    return maedn.Position.from_pieces(pieces, players, turn, HOFER.replace(**changes))
+    return maedn.Position.from_pieces(pieces, players, turn, HOFER.with_changes(changes))
 
 
 def pairs(position: maedn.Position, die: int) -> set[tuple[int, int]]:
-    return {(m.src, m.dst) for m in position.legal_moves(die)}
+    return {(m.src, m.dst) for m in position.legal_plays(die)}
 
 
 def test_000_players_roll_in_turn_and_move_forward_by_the_number_rolled() -> None:
     p = pos([[-1, -1, -1, 5], E, E, E])
     assert pairs(p, 4) == {(5, 9)}
-    after = p.after(4, p.legal_moves(4)[0])
+    after = p.apply(p.legal_plays(4)[0], 4)
     assert after.pieces[0] == (-1, -1, -1, 9)
     assert after.turn == 1
 
@@ -43,18 +43,18 @@ def test_000_with_several_pieces_on_the_track_the_player_chooses() -> None:
 def test_000_landing_on_an_opponent_captures_it_back_to_its_house() -> None:
     # Seat 1's piece on its own field 5 = track field 15; seat 0 moves 12 -> 15.
     p = pos([[-1, -1, -1, 12], [-1, -1, -1, 5], E, E])
-    (move,) = p.legal_moves(3)
+    (move,) = p.legal_plays(3)
     assert move.captured == 1
-    after = p.after(3, move)
+    after = p.apply(move, 3)
     assert after.pieces[0] == (-1, -1, -1, 15)
     assert after.pieces[1] == (-1, -1, -1, -1)
 
 
 def test_000_only_the_last_point_of_the_roll_captures_not_the_fields_passed() -> None:
     p = pos([[-1, -1, -1, 12], [-1, -1, -1, 4], E, E])  # seat 1 on track field 14
-    (move,) = p.legal_moves(3)
+    (move,) = p.legal_plays(3)
     assert move.captured is None
-    assert p.after(3, move).pieces[1] == (-1, -1, -1, 4)
+    assert p.apply(move, 3).pieces[1] == (-1, -1, -1, 4)
 
 
 def test_000_there_is_no_forced_capture() -> None:
@@ -70,9 +70,9 @@ def test_000_a_six_must_bring_a_piece_out_while_the_house_is_not_empty() -> None
 
 def test_000_an_opponent_on_the_start_field_is_captured_when_coming_out() -> None:
     p = pos([[-1, -1, -1, -1], [-1, -1, -1, 30], E, E])  # seat 1's 30 = track field 0
-    (move,) = p.legal_moves(6)
+    (move,) = p.legal_plays(6)
     assert (move.src, move.dst, move.captured) == (-1, 0, 1)
-    assert p.after(6, move).pieces[1] == (-1, -1, -1, -1)
+    assert p.apply(move, 6).pieces[1] == (-1, -1, -1, -1)
 
 
 def test_000_own_piece_on_start_field_must_move_first_with_the_6() -> None:
@@ -96,23 +96,23 @@ def test_000_start_piece_blocked_by_own_piece_lets_another_piece_use_the_6() -> 
 def test_000_six_with_an_empty_house_moves_any_piece_and_rolls_again() -> None:
     p = pos([[3, 10, 20, 41], E, E, E])
     assert pairs(p, 6) == {(3, 9), (10, 16), (20, 26)}
-    assert p.after(6, maedn.Move(0, 20, 26)).turn == 0
+    assert p.apply(maedn.Move(0, 20, 26), 6).turn == 0
 
 
 def test_000_bringing_the_last_piece_home_with_a_six_gives_no_extra_roll() -> None:
     p = pos([[37, 40, 41, 42], E, E, E])
-    after = p.after(6, maedn.Move(0, 37, 43))
+    after = p.apply(maedn.Move(0, 37, 43), 6)
     assert after.finished == (0,)
     assert after.turn == 1
 
 
 def test_000_a_six_gives_another_roll_and_again_after_another_six() -> None:
     p = pos([[-1, -1, -1, -1], E, E, E])
-    first = p.after(6, maedn.Move(0, -1, 0))
+    first = p.apply(maedn.Move(0, -1, 0), 6)
     assert first.turn == 0
-    second = first.after(6, maedn.Move(0, 0, 6))  # start field must be cleared with the 6
+    second = first.apply(maedn.Move(0, 0, 6), 6)  # start field must be cleared with the 6
     assert second.turn == 0
-    third = second.after(2, second.legal_moves(2)[0])
+    third = second.apply(second.legal_plays(2)[0], 2)
     assert third.turn == 1
 
 
@@ -138,10 +138,10 @@ def test_000_pieces_already_in_the_goal_may_be_jumped() -> None:
 def test_000_three_tries_when_every_piece_is_in_the_house() -> None:
     p = pos([E, E, E, E])
     assert p.tries_allowed() == 3
-    once = p.after(2, None)
-    twice = once.after(5, None)
+    once = p.apply(None, 2)
+    twice = once.apply(None, 5)
     assert (once.turn, once.tries_used, twice.turn, twice.tries_used) == (0, 1, 0, 2)
-    assert twice.after(1, None).turn == 1
+    assert twice.apply(None, 1).turn == 1
 
 
 def test_000_three_tries_also_with_goal_pieces_that_cannot_move_on() -> None:
@@ -152,7 +152,7 @@ def test_000_three_tries_also_with_goal_pieces_that_cannot_move_on() -> None:
 def test_000_no_three_tries_when_a_goal_piece_can_still_move_on() -> None:
     p = pos([[-1, -1, 40, 43], E, E, E])
     assert p.tries_allowed() == 1
-    assert p.after(4, None).turn == 1
+    assert p.apply(None, 4).turn == 1
 
 
 def test_000_no_three_tries_with_a_piece_on_the_track() -> None:
@@ -162,7 +162,7 @@ def test_000_no_three_tries_with_a_piece_on_the_track() -> None:
 
 def test_000_the_first_with_all_four_home_wins_and_the_others_play_on() -> None:
     p = pos([[39, 41, 42, 43], [-1, -1, -1, 5], [-1, -1, -1, 5], E])
-    after = p.after(1, maedn.Move(0, 39, 40))
+    after = p.apply(maedn.Move(0, 39, 40), 1)
     assert after.finished == (0,)
     assert not after.is_over()
     assert after.turn == 1
@@ -176,7 +176,7 @@ def test_000_finished_seats_are_skipped_and_the_game_ends_with_one_seat_left() -
         HOFER,
         finished=(0,),
     )
-    second = p.after(1, maedn.Move(1, 39, 40))
+    second = p.apply(maedn.Move(1, 39, 40), 1)
     assert second.finished == (0, 1)
     assert second.turn == 2
     third = maedn.Position.from_pieces(
@@ -186,14 +186,14 @@ def test_000_finished_seats_are_skipped_and_the_game_ends_with_one_seat_left() -
         HOFER,
         finished=(0, 1),
     )
-    last = third.after(1, maedn.Move(3, 39, 40))
+    last = third.apply(maedn.Move(3, 39, 40), 1)
     assert last.finished == (0, 1, 3)
     assert last.is_over()
     assert last.places() == (0, 1, 3, 2)
-    assert last.legal_moves(6) == []
+    assert last.legal_plays(6) == []
 
 
 def test_000_no_points_only_the_finishing_order_counts() -> None:
     p = pos([[39, 41, 42, 43], E, E, E], players=4)
-    after = p.after(1, maedn.Move(0, 39, 40))
+    after = p.apply(maedn.Move(0, 39, 40), 1)
     assert after.finished == (0,)

@@ -20,18 +20,18 @@ def pos(pieces: list[list[int]], turn: int = 0, players: int = 4) -> maedn.Posit
 
 
 def pairs(position: maedn.Position, die: int) -> set[tuple[int, int]]:
-    return {(m.src, m.dst) for m in position.legal_moves(die)}
+    return {(m.src, m.dst) for m in position.legal_plays(die)}
 
 
 def test_003_all_four_pieces_start_in_the_homebase() -> None:
-    p = maedn.Position.initial(4, VEGAS)
+    p = maedn.Position.initial(VEGAS, players=4)
     assert p.pieces == ((-1, -1, -1, -1),) * 4
 
 
 def test_003_highest_single_roll_begins_then_clockwise() -> None:
     assert maedn.starting_seat({0: 3, 1: 6, 2: 2, 3: 5}, VEGAS) == 1
     p = pos([E, [-1, -1, -1, 5], E, E], turn=1)
-    assert p.after(2, maedn.Move(1, 5, 7)).turn == 2
+    assert p.apply(maedn.Move(1, 5, 7), 2).turn == 2
 
 
 def test_003_a_tied_highest_first_roll_is_rolled_again() -> None:
@@ -55,8 +55,8 @@ def test_003_with_several_pieces_on_the_track_the_player_chooses() -> None:
 
 def test_003_landing_on_an_opponent_captures_it_back_to_its_homebase() -> None:
     p = pos([[-1, -1, -1, 8], [-1, -1, -1, 0], E, E])  # seat 1 on track field 10
-    (move,) = p.legal_moves(2)
-    after = p.after(2, move)
+    (move,) = p.legal_plays(2)
+    after = p.apply(move, 2)
     assert after.pieces[0] == (-1, -1, -1, 10)
     assert after.pieces[1] == (-1, -1, -1, -1)
 
@@ -76,7 +76,7 @@ def test_003_when_no_piece_can_move_the_turn_is_lost() -> None:
     p = pos([[-1, -1, 8, 10], E, E, E])
     blocked = pos([[-1, -1, 40, 42], E, E, E])
     assert pairs(blocked, 2) == set()
-    assert blocked.after(2, None).turn == 1
+    assert blocked.apply(None, 2).turn == 1
     assert p.why_not(None, 2).key == "maedn.must_move"
 
 
@@ -100,10 +100,10 @@ def test_003_only_a_six_brings_a_piece_onto_the_start_field() -> None:
 
 def test_003_a_six_gives_another_roll_and_again_after_another_six() -> None:
     p = pos([[-1, -1, -1, 20], E, E, E])
-    first = p.after(6, maedn.Move(0, -1, 0))
-    second = first.after(6, maedn.Move(0, 0, 6))
+    first = p.apply(maedn.Move(0, -1, 0), 6)
+    second = first.apply(maedn.Move(0, 0, 6), 6)
     assert (first.turn, second.turn) == (0, 0)
-    assert second.after(1, maedn.Move(0, 6, 7)).turn == 1
+    assert second.apply(maedn.Move(0, 6, 7), 1).turn == 1
 
 
 def test_003_a_six_must_bring_a_new_piece_out_while_the_homebase_is_not_empty() -> None:
@@ -119,20 +119,20 @@ def test_003_own_piece_on_the_start_field_moves_on_first_with_the_six() -> None:
 
 def test_003_an_opponent_on_the_start_field_is_captured() -> None:
     p = pos([E, [-1, -1, -1, 30], E, E])
-    (move,) = p.legal_moves(6)
+    (move,) = p.legal_plays(6)
     assert move.captured == 1
-    assert p.after(6, move).pieces[1] == (-1, -1, -1, -1)
+    assert p.apply(move, 6).pieces[1] == (-1, -1, -1, -1)
 
 
 def test_003_six_with_an_empty_homebase_moves_a_track_piece_and_rolls_again() -> None:
     p = pos([[5, 15, 40, 41], E, E, E])
     assert pairs(p, 6) == {(5, 11), (15, 21)}
-    assert p.after(6, maedn.Move(0, 5, 11)).turn == 0
+    assert p.apply(maedn.Move(0, 5, 11), 6).turn == 0
 
 
 def test_003_last_piece_home_with_a_six_needs_no_further_roll() -> None:
     p = pos([[37, 40, 41, 42], [-1, -1, -1, 5], E, E])
-    after = p.after(6, maedn.Move(0, 37, 43))
+    after = p.apply(maedn.Move(0, 37, 43), 6)
     assert after.finished == (0,)
     assert after.is_over()
 
@@ -157,13 +157,13 @@ def test_003_other_colours_goal_fields_may_not_be_entered() -> None:
 
 def test_003_the_game_ends_at_the_first_team_with_all_pieces_home() -> None:
     p = pos([[39, 41, 42, 43], [-1, -1, -1, 5], E, E])
-    after = p.after(1, maedn.Move(0, 39, 40))
+    after = p.apply(maedn.Move(0, 39, 40), 1)
     assert after.is_over()
-    assert after.legal_moves(3) == []
+    assert after.legal_plays(3) == []
     assert after.why_not(maedn.Move(1, 5, 8), 3).key == "maedn.game_over"
 
 
 def test_003_no_three_tries() -> None:
     p = pos([E, E, E, E])
     assert p.tries_allowed() == 1
-    assert p.after(3, None).turn == 1
+    assert p.apply(None, 3).turn == 1

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from controller.events import MaednBoard
 from controller.rules import maedn
 from controller.rules.errors import InvalidDice, InvalidPosition, RulesError
-from controller.rules.reasons import CATALOG
 from controller.rules.verdict import Verdict
+from controller.words.events import MaednBoard
+from controller.words.reasons import CATALOG
 
 HOFER = maedn.Options.preset("hofer")
 E = [-1, -1, -1, -1]
 
 
 def pos(pieces: list[list[int]], turn: int = 0, **changes: object) -> maedn.Position:
-    return maedn.Position.from_pieces(pieces, len(pieces), turn, HOFER.replace(**changes))
+    return maedn.Position.from_pieces(pieces, len(pieces), turn, HOFER.with_changes(changes))
 
 
 # (position, die, move, expected reason key): every way a single move can be illegal.
@@ -56,9 +56,9 @@ def test_why_not_names_the_broken_rule_in_german_and_english(
     assert why is not None
     assert why.key == f"maedn.{key}"
     assert why.text("de") and why.text("en") and why.text("de") != why.text("en")
-    assert (move[1], move[2]) not in {(m.src, m.dst) for m in position.legal_moves(die)}
+    assert (move[1], move[2]) not in {(m.src, m.dst) for m in position.legal_plays(die)}
     with pytest.raises(maedn.IllegalMove) as raised:
-        position.after(die, maedn.Move(*move))
+        position.apply(maedn.Move(*move), die)
     assert raised.value.reason == why
 
 
@@ -73,7 +73,7 @@ def test_every_maedn_reason_exists_in_both_languages() -> None:
 def test_why_not_is_none_for_every_legal_move_and_a_pass_when_nothing_moves() -> None:
     p = pos([[-1, 0, 12, 41], [-1, -1, -1, 5]])
     for die in range(1, 7):
-        for move in p.legal_moves(die):
+        for move in p.legal_plays(die):
             assert p.why_not(move, die) is None
     stuck = pos([[-1, -1, 42, 43], E])
     assert stuck.why_not(None, 3) is None
@@ -84,7 +84,7 @@ def test_bad_die_values_raise_invalid_dice() -> None:
     p = pos([E, E])
     for die in (0, 7, True, 2.0, "6"):
         with pytest.raises(InvalidDice, match=r"1\.\.6"):
-            p.legal_moves(die)  # type: ignore[arg-type]
+            p.legal_plays(die)  # type: ignore[arg-type]
 
 
 def test_judge_accepts_the_observed_legal_move_and_names_it() -> None:
@@ -93,7 +93,7 @@ def test_judge_accepts_the_observed_legal_move_and_names_it() -> None:
     verdict = p.judge(seen, 3)
     assert verdict.legal
     assert (verdict.play.src, verdict.play.dst, verdict.play.captured) == (12, 15, 1)
-    assert p.judge(p.after(3, verdict.play), 3).legal
+    assert p.judge(p.apply(verdict.play, 3), 3).legal
 
 
 def test_judge_accepts_an_unchanged_board_only_when_the_turn_passes() -> None:
@@ -136,7 +136,7 @@ def test_after_rejects_moves_once_the_game_is_over() -> None:
     )
     assert over.is_over()
     with pytest.raises(RulesError, match="over"):
-        over.after(3, maedn.Move(1, 5, 8))
+        over.apply(maedn.Move(1, 5, 8), 3)
 
 
 @pytest.mark.parametrize(
@@ -180,7 +180,7 @@ def test_start_offsets_put_two_players_opposite() -> None:
     assert [maedn.start_offset(s, 3) for s in range(3)] == [0, 10, 20]
     assert [maedn.start_offset(s, 2) for s in range(2)] == [0, 20]
     assert maedn.start_offset(1, 2, opposite=False) == 10
-    two = maedn.Position.initial(2, HOFER)
+    two = maedn.Position.initial(HOFER, players=2)
     assert (two.track_field(1, 25), two.track_field(1, 0), two.track_field(0, 41)) == (5, 20, None)
     with pytest.raises(InvalidPosition, match="seat 4 out of range"):
         maedn.start_offset(4, 4)
@@ -191,12 +191,12 @@ def test_seat_numbers_out_of_range_raise_invalid_position() -> None:
     with pytest.raises(InvalidPosition, match="seat 2 out of range"):
         p.why_not(maedn.Move(2, 12, 14), 2)
     with pytest.raises(InvalidPosition, match="3 players, this game 2"):
-        p.judge(maedn.Position.initial(3, HOFER), 2)
+        p.judge(maedn.Position.initial(HOFER, players=3), 2)
     with pytest.raises(InvalidPosition, match="seat -1"):
         maedn.starting_seat({-1: 6, 0: 3}, HOFER)
 
 
 def test_move_notation_writes_the_house_as_h_and_marks_captures() -> None:
     p = pos([[-1, -1, -1, 12], [-1, -1, -1, 35]])  # seat 1's 35 = track field 15
-    assert [m.notation() for m in p.legal_moves(3)] == ["12/15*"]
-    assert [m.notation() for m in p.legal_moves(6)] == ["H/0"]
+    assert [m.notation() for m in p.legal_plays(3)] == ["12/15*"]
+    assert [m.notation() for m in p.legal_plays(6)] == ["H/0"]

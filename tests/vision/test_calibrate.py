@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.events import BackgammonBoard, MaednBoard
+from controller.words import BackgammonBoard, MaednBoard
 from tests.cli import spieltisch
 from vision.board_errors import (
     CAMERA_MOVED,

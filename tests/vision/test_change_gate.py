@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.events import BackgammonBoard
 from controller.rules import backgammon as bg
+from controller.words.events import BackgammonBoard
 from vision.change_gate import ChangeGate
 from vision.geometry import load_geometry
 from vision.renderer import Camera, Scene, render

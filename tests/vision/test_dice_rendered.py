@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.events import BackgammonBoard
+from controller.words.events import BackgammonBoard
 from tests.cli import spieltisch
 from tests.vision.dice_requirements import needs_model
 from vision import dice_model as dm

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.events import BackgammonBoard
+from controller.words.events import BackgammonBoard
 from tests.vision.dice_requirements import needs_model
 from vision.calibrate import calibrate
 from vision.calibration import STANDARD_BACKGAMMON, maedn_start

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from controller.commands import render as render_command
-from controller.events import BackgammonBoard
+from controller.words.events import BackgammonBoard
 from vision.calibration import STANDARD_BACKGAMMON, maedn_start
 from vision.geometry import load_geometry
 from vision.render_dataset import random_backgammon, random_maedn, write_dataset

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from controller.events import MaednBoard
+from controller.words import MaednBoard
 from vision.calibrate import calibrate
 from vision.calibration import maedn_start
 from vision.frame_reader import FrameReader

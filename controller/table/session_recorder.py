@@ -26,14 +26,17 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
 
 from controller import table_log
-from controller.events import Event, NewGame
-from controller.signals import Signal
-
-if TYPE_CHECKING:
-    import numpy as np
+from controller.referee import Referee
+from controller.table.game_vision import CalibrationFiles, FrameCalibration, GameVision
+from controller.table.pipeline import TablePipeline
+from controller.words.events import Event, NewGame
+from controller.words.signals import Signal
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +53,7 @@ class RecordingError(ValueError):
 
 
 class SessionRecorder:
-    """Writes a session while the table runs; a listener of `table_app.TablePipeline`.
+    """Writes a session while the table runs; a listener of the `TablePipeline`.
 
     `every_nth` keeps disk use down on a long evening (a 1280×720 PNG is about 1 MB): only every
     n-th frame is written, but every event and every signal is.
@@ -74,8 +77,6 @@ class SessionRecorder:
         self._log = (self.folder / LOG).open("a", encoding="utf-8")
 
     def on_frame(self, t: float, image: np.ndarray) -> None:
-        import cv2
-
         self.frames_seen += 1
         first_of_game, self._game_started = self._game_started, False
         if (self.frames_seen - 1) % self.every_nth and not first_of_game:
@@ -141,12 +142,14 @@ def read_meta(folder: Path | str) -> dict[str, Any]:
     """The `session.json` of a recording (RecordingError when it is missing or not JSON)."""
     path = Path(folder) / META
     try:
-        meta = json.loads(path.read_text("utf-8"))
+        meta = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
     except FileNotFoundError:
         raise RecordingError(f"{folder}: not a recording ({META} is missing)") from None
     except json.JSONDecodeError as exc:
         raise RecordingError(f"{path}: not JSON: {exc.msg}") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+    if not isinstance(meta, dict):
+        raise RecordingError(f"{path}: must be a JSON object, not {type(meta).__name__}")
+    if meta.get("format") != FORMAT_VERSION:
         raise RecordingError(f"{path}: unknown recording format {meta.get('format')!r}")
     return meta
 
@@ -156,7 +159,7 @@ def read_items(folder: Path | str) -> Iterator[RecordedItem]:
     root = Path(folder)
     path = root / LOG
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open(encoding="utf-8", errors="replace")  # bad bytes: a line not JSON
     except FileNotFoundError:
         raise RecordingError(f"{root}: not a recording ({LOG} is missing)") from None
     with handle:
@@ -234,7 +237,7 @@ def compare_signals(
 
 
 class Replayable(Protocol):
-    """What a replay drives: the table's deterministic pipeline (`table_app.TablePipeline`)."""
+    """What a replay drives: the table's deterministic pipeline (`TablePipeline`)."""
 
     def feed_frame(self, t: float, image: np.ndarray) -> list[Signal]: ...
 
@@ -259,8 +262,6 @@ def replay(folder: Path | str, pipeline: Replayable) -> ReplayResult:
     only read); every other recorded event (buttons, sensors, new games, electronic rolls) is fed
     again at its place.
     """
-    import cv2
-
     recorded: list[dict[str, Any]] = []
     replayed: list[dict[str, Any]] = []
     frames = events = 0
@@ -284,3 +285,28 @@ def replay(folder: Path | str, pipeline: Replayable) -> ReplayResult:
                 continue
         replayed += [s.to_json() for s in signals]
     return ReplayResult(frames, events, recorded, replayed, compare_signals(recorded, replayed))
+
+
+def recorded_camera_heights(meta: dict[str, Any], source: Path) -> dict[str, float]:
+    """The camera heights a simulated session was calibrated with (none in older recordings);
+    `source` names the recording's session.json in the error."""
+    heights = meta.get("camera_height_mm", {})
+    if not isinstance(heights, dict) or not all(
+        isinstance(h, int | float) and not isinstance(h, bool) for h in heights.values()
+    ):
+        raise RecordingError(
+            f"{source}: camera_height_mm must map each game to millimetres, got {heights!r}")
+    return {str(game): float(h) for game, h in heights.items()}
+
+
+def replay_pipeline(folder: str | Path) -> TablePipeline:
+    """A pipeline like the recorded table's: same settle time and calibration, no devices."""
+    meta = read_meta(folder)
+    settle_s = float(meta.get("settle_ms", 300)) / 1000.0
+    calibration: Any
+    if meta.get("simulated", True):
+        calibration = FrameCalibration(recorded_camera_heights(meta, Path(folder) / META))
+    else:
+        calibration = CalibrationFiles(lambda game: Path(folder) / f"calibration-{game}.json")
+    skip = bool(meta.get("skip_still_frames", True))
+    return TablePipeline(Referee(), GameVision(settle_s, calibration, skip))

@@ -1,13 +1,18 @@
 """Everything the referee decides is a Signal; LEDs, buzzer, display, journal and logs consume them.
 
-Each signal serialises to one JSON object with a ``"type"`` (see `Signal.to_json`), which is what
-`spieltisch referee --log FILE --json` prints and what checks outside this repository read.
+A signal carries no words: a reason is a catalogue key with its parameters (`Reason`), and each
+output says it in the table's language. Each signal serialises to one JSON object with a
+``"type"`` (see `Signal.to_json`), which is what `spieltisch referee --log FILE --json` prints
+and what checks outside this repository read; that contract names reasons in German and
+English, so `to_json` puts in those two texts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
+
+from controller.words.reasons import Reason
 
 # What the table expects next from the seat on turn.
 EXPECT_SETUP = "setup"  # the start position must be set up first
@@ -77,11 +82,20 @@ class Illegal(Signal):
 
     type: ClassVar[str] = "illegal"
     seat: int
-    reason_key: str
-    reason_de: str
-    reason_en: str
+    reason: Reason
     fields: tuple[str, ...] = ()
     restore: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "seat": self.seat,
+            "reason_key": self.reason.key,
+            "reason_de": self.reason.de,
+            "reason_en": self.reason.en,
+            "fields": list(self.fields),
+            "restore": list(self.restore),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +113,15 @@ class Reroll(Signal):
 
     type: ClassVar[str] = "reroll"
     seat: int
-    reason_de: str
-    reason_en: str
+    reason: Reason
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "seat": self.seat,
+            "reason_de": self.reason.de,
+            "reason_en": self.reason.en,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +184,16 @@ class Notice(Signal):
     """Something players should read that is not a rule decision (resumed game, camera lost)."""
 
     type: ClassVar[str] = "notice"
-    key: str
-    text_de: str
-    text_en: str
+    reason: Reason
+
+    @property
+    def key(self) -> str:
+        return self.reason.key
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "key": self.reason.key,
+            "text_de": self.reason.de,
+            "text_en": self.reason.en,
+        }

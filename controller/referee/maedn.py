@@ -13,8 +13,7 @@ import dataclasses
 import logging
 from dataclasses import replace
 
-from controller.events import Board, MaednBoard
-from controller.referee_turns import (
+from controller.referee.turns import (
     Phase,
     TableSettings,
     TurnReferee,
@@ -24,8 +23,10 @@ from controller.referee_turns import (
 )
 from controller.rules import maedn
 from controller.rules.errors import InvalidPosition
-from controller.rules.reasons import Reason, reason
-from controller.signals import (
+from controller.rules.games import MAEDN
+from controller.words.events import Board, MaednBoard, NewGame
+from controller.words.reasons import Reason, reason
+from controller.words.signals import (
     EXPECT_MOVE,
     EXPECT_ROLL_AGAIN,
     DiceAccepted,
@@ -42,11 +43,7 @@ log = logging.getLogger(__name__)
 
 GOAL_START = 40
 
-OPENING_TIE = reason(
-    "referee.opening_tie_maedn",
-    "Gleich hoch: wer gleich hoch warf, würfelt noch einmal",
-    "A tie for the highest roll: roll again",
-)
+OPENING_TIE = reason("referee.opening_tie_maedn")
 
 
 def field_name(pos: maedn.Position, seat: int, value: int) -> str:
@@ -68,19 +65,24 @@ def move_notation(move: maedn.Move) -> str:
 class MaednReferee(TurnReferee[maedn.Position]):
     """One Mensch game for `players` seats."""
 
+    game = MAEDN
+
     def __init__(self, options: maedn.Options, settings: TableSettings, players: int) -> None:
-        super().__init__(maedn.Position.initial(players, options), settings)
+        super().__init__(maedn.Position.initial(options, players=players), settings)
         self.options = options
         self.players = players
+
+    @classmethod
+    def start(
+        cls, options: maedn.Options, settings: TableSettings, event: NewGame, carry: None
+    ) -> MaednReferee:
+        return cls(options, settings, event.players)
 
     def seat(self) -> int:
         return int(self.state.pos.turn)
 
     def board_of(self, pos: maedn.Position) -> Board:
         return pos.to_board()
-
-    def dice_count(self) -> int:
-        return 1
 
     def roll_button(self) -> list[Signal]:
         return [RollElectronicDie(self.seat())]
@@ -91,7 +93,7 @@ class MaednReferee(TurnReferee[maedn.Position]):
         first = maedn.starting_seat(dict(enumerate(values)), self.options)
         if first is None:
             return [reroll(self.seat(), OPENING_TIE)]
-        pos = maedn.Position.initial(self.players, self.options, turn=first)
+        pos = maedn.Position.initial(self.options, players=self.players, turn=first)
         self.state = replace(self.state, pos=pos)
         return [expect_roll(first)]
 
@@ -100,15 +102,15 @@ class MaednReferee(TurnReferee[maedn.Position]):
         die = values[0]
         pos = self.state.pos
         out: list[Signal] = [DiceAccepted(seat, values)]
-        if pos.legal_moves(die):
+        if pos.legal_plays(die):
             self.state = replace(self.state, phase=Phase.MOVE, dice=values)
             return [*out, Turn(seat, EXPECT_MOVE)]
         self.state = replace(self.state, dice=values)
-        return out + self._next(pos.after(die, None), seat, die)
+        return out + self._next(pos.apply(None, die), seat, die)
 
     def pass_unseen(self) -> list[Signal]:
         seat = self.seat()
-        after = self.state.pos.after_unseen(self.state.dice[0])
+        after = self.state.pos.apply_unseen(self.state.dice)
         self.state = replace(self.state, pos=after, phase=Phase.ROLL, dice=())
         if after.turn == seat:
             return [ExtraRoll(seat), Turn(seat, EXPECT_ROLL_AGAIN)]
@@ -118,7 +120,7 @@ class MaednReferee(TurnReferee[maedn.Position]):
         if not isinstance(board, MaednBoard):
             raise InvalidPosition("a Mensch game needs a Mensch board")
         old = self.state.pos
-        seen = maedn.Position.from_board(board, self.players, self.seat(), self.options)
+        seen = maedn.Position.from_board(board, self.seat(), self.options, players=self.players)
         # Seats that finished while nobody watched come after those known, in seat order.
         finished = [s for s in old.finished if s in seen.finished]
         finished += [s for s in seen.finished if s not in finished]
@@ -130,13 +132,13 @@ class MaednReferee(TurnReferee[maedn.Position]):
         return []
 
     def judge(self, board: Board) -> tuple[bool, maedn.Move | None, Reason | None]:
-        verdict = self.state.pos.judge(board, self.state.dice[0])
+        verdict = self.state.pos.judge(board, self.state.dice)
         return verdict.legal, verdict.play, verdict.reason
 
     def accept_play(self, play: maedn.Move | None) -> list[Signal]:
         seat = self.seat()
         die = self.state.dice[0]
-        after = self.state.pos.after(die, play)
+        after = self.state.pos.apply(play, die)
         notation = move_notation(play) if play is not None else ""
         return [PlayAccepted(seat, notation), *self._next(after, seat, die)]
 

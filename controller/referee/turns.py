@@ -18,21 +18,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
-from controller.events import (
+from controller.rules.errors import RulesError
+from controller.rules.games import Game
+from controller.words.buttons import Button
+from controller.words.events import (
     Board,
     BoardObserved,
     ButtonPressed,
     DiceObserved,
     ElectronicRoll,
     Event,
+    NewGame,
     OpeningRoll,
     PlayUnseen,
     Tick,
     ViewBlocked,
 )
-from controller.rules.errors import RulesError
-from controller.rules.reasons import Reason, reason
-from controller.signals import (
+from controller.words.reasons import Reason, reason
+from controller.words.signals import (
     EXPECT_CORRECT,
     EXPECT_MOVE,
     EXPECT_ROLL,
@@ -48,71 +51,19 @@ from controller.signals import (
 
 log = logging.getLogger(__name__)
 
-COCKED = reason(
-    "referee.cocked_die",
-    "Würfel schräg oder unlesbar: bitte neu würfeln",
-    "A die is cocked or unreadable: roll again",
-)
-OUTSIDE = reason(
-    "referee.die_outside",
-    "Würfel außerhalb der Schale: bitte neu würfeln",
-    "A die landed outside the tray: roll again",
-)
-DICE_COUNT = reason(
-    "referee.dice_count",
-    "Falsche Anzahl Würfel: bitte neu würfeln",
-    "Wrong number of dice: roll again",
-)
-NOT_ALLOWED = reason(
-    "referee.not_allowed",
-    "Dieser Zug ist nicht erlaubt",
-    "This move is not allowed",
-)
-IMPOSSIBLE_BOARD = reason(
-    "referee.impossible_board",
-    "Diese Stellung ist nicht möglich (Steine fehlen oder sind zu viel)",
-    "This position is impossible (pieces missing or too many)",
-)
-HAND_OVER_BOARD = reason(
-    "referee.view_blocked",
-    "Bitte die Hand vom Brett nehmen",
-    "Please take your hand off the board",
-)
-PLAY_UNSEEN = reason(
-    "referee.play_unseen",
-    "Zug nicht geprüft (keine Kamera)",
-    "Move not checked (no camera)",
-)
-BOARD_TAKEN = reason(
-    "referee.board_taken",
-    "Kamera sieht wieder: dieses Brett gilt jetzt",
-    "Camera sees again: this board now counts",
-)
-NOT_YOUR_TURN = reason(
-    "referee.not_your_turn",
-    "Nicht am Zug",
-    "Not your turn",
-)
-UNDONE = reason(
-    "referee.undone",
-    "Letzter Zug zurückgenommen: bitte die Steine zurückstellen",
-    "Last turn taken back: please put the pieces back",
-)
-NOTHING_TO_UNDO = reason(
-    "referee.nothing_to_undo",
-    "Es gibt keinen Zug zum Zurücknehmen",
-    "There is no turn to take back",
-)
-FOREIGN_BOARD = reason(
-    "referee.foreign_board",
-    "Dieses Brett gehört nicht zum laufenden Spiel",
-    "This board does not belong to the game in progress",
-)
-GAME_IS_OVER = reason(
-    "referee.game_over",
-    "Das Spiel ist zu Ende: für ein neues Spiel Neu drücken",
-    "The game is over: press new game to play again",
-)
+COCKED = reason("referee.cocked_die")
+OUTSIDE = reason("referee.die_outside")
+DICE_COUNT = reason("referee.dice_count")
+NOT_ALLOWED = reason("referee.not_allowed")
+IMPOSSIBLE_BOARD = reason("referee.impossible_board")
+HAND_OVER_BOARD = reason("referee.view_blocked")
+PLAY_UNSEEN = reason("referee.play_unseen")
+BOARD_TAKEN = reason("referee.board_taken")
+NOT_YOUR_TURN = reason("referee.not_your_turn")
+UNDONE = reason("referee.undone")
+NOTHING_TO_UNDO = reason("referee.nothing_to_undo")
+FOREIGN_BOARD = reason("referee.foreign_board")
+GAME_IS_OVER = reason("referee.game_over")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,12 +106,22 @@ class TurnState(Generic[PosT]):
 
 
 class TurnReferee(Generic[PosT]):
-    """Shared turn cycle; subclasses implement the hooks marked below."""
+    """Shared turn cycle; subclasses name their `game` and implement the hooks marked below."""
+
+    game: ClassVar[Game]
 
     def __init__(self, pos: PosT, settings: TableSettings) -> None:
         self.settings = settings
         self.state: TurnState[PosT] = TurnState(pos=pos, phase=Phase.ROLL)
         self.history: list[TurnState[PosT]] = []
+
+    @classmethod
+    def start(
+        cls, options: Any, settings: TableSettings, event: NewGame, carry: Any
+    ) -> TurnReferee[PosT]:
+        """The game `event` starts, with its rule options; `carry` is what `carry()` of the
+        previous game of the match returned (None: a fresh game)."""
+        raise NotImplementedError
 
     # ---- hooks for the game -------------------------------------------------------------
 
@@ -185,9 +146,6 @@ class TurnReferee(Generic[PosT]):
     def illegal_stands(self, board: Board) -> list[Signal] | None:
         """The next roll came on an illegal board: let it stand (signals) or None (correct it)."""
         return None
-
-    def dice_count(self) -> int:
-        raise NotImplementedError
 
     def diff(self, expected: Board, observed: Board) -> tuple[list[str], list[str]]:
         """(fields that differ, what each must show) between two boards."""
@@ -285,7 +243,7 @@ class TurnReferee(Generic[PosT]):
             return [reroll(seat, COCKED)]
         if any(event.outside) and self.cocked_rerolls():
             return [reroll(seat, OUTSIDE)]
-        if len(event.values) != self.dice_count():
+        if len(event.values) != self.game.dice:
             return [reroll(seat, DICE_COUNT)]
         blocked = self.roll_blocked()
         if blocked is not None:
@@ -362,13 +320,13 @@ class TurnReferee(Generic[PosT]):
 
     def _button(self, event: ButtonPressed) -> list[Signal]:
         s = self.state
-        if event.name == "undo" and event.long:
+        if event.name is Button.UNDO and event.long:
             return self._undo(event.t)
-        if event.name == "roll":
+        if event.name is Button.ROLL:
             if s.phase is Phase.ROLL:
                 return self.roll_button()
             return []
-        if event.name != "done":
+        if event.name is not Button.DONE:
             return self.other_button(event)
         if s.phase not in (Phase.MOVE, Phase.CORRECT):
             return []
@@ -414,14 +372,7 @@ class TurnReferee(Generic[PosT]):
         self.state = replace(self.state, phase=Phase.CORRECT, differs=True)
         why = why or NOT_ALLOWED
         return [
-            Illegal(
-                seat=self.seat(),
-                reason_key=why.key,
-                reason_de=why.de,
-                reason_en=why.en,
-                fields=tuple(fields),
-                restore=tuple(restore),
-            ),
+            Illegal(self.seat(), why, tuple(fields), tuple(restore)),
             Turn(self.seat(), EXPECT_CORRECT),
         ]
 
@@ -454,12 +405,12 @@ class TurnReferee(Generic[PosT]):
 
 def reroll(seat: int, why: Reason) -> Reroll:
     """A Reroll signal carrying a catalog reason."""
-    return Reroll(seat=seat, reason_de=why.de, reason_en=why.en)
+    return Reroll(seat, why)
 
 
 def notice(why: Reason) -> Notice:
     """A Notice signal carrying a catalog reason."""
-    return Notice(key=why.key, text_de=why.de, text_en=why.en)
+    return Notice(why)
 
 
 def expect_roll(seat: int) -> Turn:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from controller.events import BackgammonBoard, Board, ButtonPressed
-from controller.referee_turns import (
+from controller.referee.turns import (
     Phase,
     TableSettings,
     TurnReferee,
@@ -21,10 +20,13 @@ from controller.referee_turns import (
     reroll,
 )
 from controller.rules import backgammon as bg
-from controller.rules.errors import InvalidPosition, RulesError
-from controller.rules.match import R_PENDING, CubeError, Match
-from controller.rules.reasons import Reason, reason
-from controller.signals import (
+from controller.rules.errors import CubeError, InvalidPosition, RulesError
+from controller.rules.games import BACKGAMMON
+from controller.rules.match import R_PENDING, Match
+from controller.words.buttons import Button
+from controller.words.events import BackgammonBoard, Board, ButtonPressed, NewGame
+from controller.words.reasons import Reason, reason
+from controller.words.signals import (
     EXPECT_ANSWER_DOUBLE,
     EXPECT_MOVE,
     EXPECT_ROLL_AGAIN,
@@ -40,31 +42,17 @@ from controller.signals import (
 
 log = logging.getLogger(__name__)
 
-OPENING_TIE = reason(
-    "referee.opening_tie",
-    "Eröffnungswurf gleich: beide würfeln noch einmal",
-    "The opening roll is a tie: both roll again",
-)
-ILLEGAL_STANDS = reason(
-    "referee.illegal_play_stands",
-    "Der Gegner hat gewürfelt: der unzulässige Zug bleibt stehen",
-    "The opponent has rolled: the illegal play stands",
-)
-NO_LEGAL_PLAY = reason(
-    "referee.no_legal_play",
-    "Kein Zug möglich: bitte Fertig drücken",
-    "No legal move: please press done",
-)
-DOUBLE_BEFORE_ROLL = reason(
-    "referee.double_before_roll",
-    "Verdoppeln nur vor dem eigenen Wurf",
-    "Double only before your own roll",
-)
+OPENING_TIE = reason("referee.opening_tie")
+ILLEGAL_STANDS = reason("referee.illegal_play_stands")
+NO_LEGAL_PLAY = reason("referee.no_legal_play")
+DOUBLE_BEFORE_ROLL = reason("referee.double_before_roll")
 SIDES = ("white", "black")
 
 
 class BackgammonReferee(TurnReferee[bg.Position]):
     """One backgammon game; `match` carries score and Crawford state from the previous game."""
+
+    game = BACKGAMMON
 
     def __init__(
         self,
@@ -79,14 +67,17 @@ class BackgammonReferee(TurnReferee[bg.Position]):
         start = match if match is not None else Match(length=match_length, options=options)
         self.state = replace(self.state, match=start)
 
+    @classmethod
+    def start(
+        cls, options: bg.Options, settings: TableSettings, event: NewGame, carry: Match | None
+    ) -> BackgammonReferee:
+        return cls(options, settings, event.match_length, carry)
+
     def seat(self) -> int:
         return int(self.state.pos.turn)
 
     def board_of(self, pos: bg.Position) -> Board:
         return pos.to_board()
-
-    def dice_count(self) -> int:
-        return 2
 
     def cocked_rerolls(self) -> bool:
         return bool(self.options.cocked_die_rerolls)
@@ -111,7 +102,7 @@ class BackgammonReferee(TurnReferee[bg.Position]):
     def adopt(self, board: Board) -> list[Signal]:
         if not isinstance(board, BackgammonBoard):
             raise InvalidPosition("a backgammon game needs a backgammon board")
-        pos = bg.Position.from_events_board(board, self.seat(), self.options)
+        pos = bg.Position.from_board(board, self.seat(), self.options)
         result = pos.result()
         if result is not None:
             self.state = replace(self.state, pos=pos, phase=Phase.OVER, dice=())
@@ -154,13 +145,7 @@ class BackgammonReferee(TurnReferee[bg.Position]):
             return None
         opponent = 1 - self.seat()
         try:
-            after = bg.Position.from_board(
-                board.points,
-                bar=_bar(board),
-                off=_off(board),
-                turn=opponent,
-                options=self.options,
-            )
+            after = bg.Position.from_board(board, opponent, self.options)
         except RulesError as exc:
             log.info("illegal play cannot stand, the board is impossible: %s", exc)
             return None
@@ -203,19 +188,19 @@ class BackgammonReferee(TurnReferee[bg.Position]):
         s = self.state
         match: Match = s.match
         try:
-            if event.name == "double":
+            if event.name is Button.DOUBLE:
                 seat = self.seat() if event.seat is None else event.seat
                 if s.phase is not Phase.ROLL or not s.first_roll_done or seat != self.seat():
                     return [notice(DOUBLE_BEFORE_ROLL)]
                 offered = match.offer_double(seat)
                 self.state = replace(s, match=offered)
                 return [CubeOffered(seat, offered.cube * 2), Turn(1 - seat, EXPECT_ANSWER_DOUBLE)]
-            if event.name in ("take", "drop"):
+            if event.name in (Button.TAKE, Button.DROP):
                 doubler = match.offered_by
                 answering = event.seat
                 if answering is None:
                     answering = 1 - doubler if doubler is not None else 1 - self.seat()
-                if event.name == "take":
+                if event.name is Button.TAKE:
                     taken = match.take(answering)
                     self.state = replace(s, match=taken)
                     return [CubeTaken(answering, taken.cube), expect_roll(self.seat())]

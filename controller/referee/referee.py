@@ -13,24 +13,26 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from controller.events import ButtonPressed, DiceObserved, ElectronicRoll, Event, NewGame
-from controller.referee_turns import Phase, TableSettings, TurnReferee, expect_roll, notice
+from controller.referee.backgammon import BackgammonReferee
+from controller.referee.maedn import MaednReferee
+from controller.referee.turns import Phase, TableSettings, TurnReferee, expect_roll, notice
 from controller.rules.errors import RulesError
-from controller.rules.reasons import reason
-from controller.signals import Signal
+from controller.rules.games import Game, game_named
+from controller.rules.match import Match
+from controller.words.buttons import Button
+from controller.words.events import ButtonPressed, DiceObserved, ElectronicRoll, Event, NewGame
+from controller.words.reasons import reason
+from controller.words.signals import Signal
 
 log = logging.getLogger(__name__)
 
-NO_GAME = reason(
-    "referee.no_game",
-    "Kein Spiel läuft: bitte ein Spiel wählen",
-    "No game in progress: please choose a game",
-)
-MATCH_OVER = reason(
-    "referee.match_over",
-    "Das Match ist entschieden",
-    "The match is decided",
-)
+NO_GAME = reason("referee.no_game")
+MATCH_OVER = reason("referee.match_over")
+
+
+REFEREES: dict[str, type[TurnReferee[Any]]] = {
+    referee.game.name: referee for referee in (BackgammonReferee, MaednReferee)
+}
 
 
 class RefereeInputError(ValueError):
@@ -49,13 +51,23 @@ class Referee:
     def phase(self) -> Phase | None:
         return self.game.state.phase if self.game else None
 
+    @property
+    def match(self) -> Match | None:
+        """The backgammon match being played (score, cube, Crawford), None otherwise."""
+        return self.game.state.match if self.game else None
+
+    @property
+    def rules(self) -> Game | None:
+        """The game being judged (how many dice a roll has, ...), None before the first."""
+        return self.game.game if self.game else None
+
     def handle(self, event: Event) -> list[Signal]:
         if isinstance(event, NewGame):
             return self._new_game(event)
         if self.game is None:
             asked = isinstance(event, ButtonPressed | DiceObserved | ElectronicRoll)
             return [notice(NO_GAME)] if asked else []
-        if isinstance(event, ButtonPressed) and event.name == "new_game":
+        if isinstance(event, ButtonPressed) and event.name is Button.NEW_GAME:
             return self._next_game()
         return self.game.handle(event)
 
@@ -68,10 +80,10 @@ class Referee:
 
     def _new_game(self, event: NewGame, carry: Any = None) -> list[Signal]:
         table = {k: v for k, v in event.options if k in TableSettings.KEYS}
-        rules = {k: v for k, v in event.options if k not in TableSettings.KEYS}
         try:
             settings = dataclasses.replace(self.base_settings, **table)
-            game = _make_game(event, settings, rules, carry)
+            options = rule_options(event)
+            game = REFEREES[event.game].start(options, settings, event, carry)
         except (RulesError, TypeError, ValueError) as exc:
             raise RefereeInputError(f"cannot start {event.game} {event.variant!r}: {exc}") from None
         self.game = game
@@ -91,22 +103,12 @@ class Referee:
         return self._new_game(self.new_game_event, carry)
 
 
-def _make_game(
-    event: NewGame, settings: TableSettings, rules: dict[str, Any], carry: Any
-) -> TurnReferee[Any]:
-    if event.game == "backgammon":
-        from controller.referee_backgammon import BackgammonReferee
-        from controller.rules import backgammon as bg
-
-        options = _with_rules(bg.Options.preset(event.variant), rules)
-        return BackgammonReferee(options, settings, event.match_length, carry)
-    if event.game == "maedn":
-        from controller.referee_maedn import MaednReferee
-        from controller.rules import maedn
-
-        options = _with_rules(maedn.Options.preset(event.variant), rules)
-        return MaednReferee(options, settings, event.players)
-    raise RefereeInputError(f"unknown game {event.game!r}; known: backgammon, maedn")
+def rule_options(event: NewGame) -> Any:
+    """The rules a new game is played by: its variant's preset with the single rules its
+    options switch (the table settings among them left out). RulesError or RefereeInputError
+    names an unknown game, variant or option."""
+    rules = {k: v for k, v in event.options if k not in TableSettings.KEYS}
+    return _with_rules(game_named(event.game).options(event.variant), rules)
 
 
 def _with_rules(options: Any, rules: dict[str, Any]) -> Any:

@@ -9,35 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-@dataclass(frozen=True, slots=True)
-class BackgammonBoard:
-    """A stable reading of the backgammon board, from White's side.
-
-    `points[i]` is the number of checkers on White's (i+1)-point: positive for White, negative
-    for Black. White moves from its 24-point towards its 1-point.
-    """
-
-    points: tuple[int, ...]
-    bar_white: int = 0
-    bar_black: int = 0
-    off_white: int = 0
-    off_black: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class MaednBoard:
-    """A stable reading of the Mensch ärgere Dich nicht board, per seat.
-
-    `pieces[s]` lists seat s's four pieces counted from that seat's own start field, exactly as
-    the `rules legal --batch` contract counts them: -1 house, 0 own start field, 1..39 track,
-    40..43 goal. The order of a seat's pieces carries no meaning (readers sort them).
-    """
-
-    pieces: tuple[tuple[int, ...], ...]
-
-
-Board = BackgammonBoard | MaednBoard
+from controller.words.boards import BackgammonBoard, Board, MaednBoard
+from controller.words.buttons import Button
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,15 +50,19 @@ class ViewBlocked:
 
 @dataclass(frozen=True, slots=True)
 class ButtonPressed:
-    """A button: "done", "undo", "roll", "new_game" (and cube buttons "double", "take", "drop").
-
-    `long` marks a long press (a long press on undo takes back the last accepted turn).
+    """A press of one of the table's `Button`s (a name is taken as its Button; ValueError for a
+    name the table has no button for). `seat` says whose done button; `long` marks a long press
+    (a long press on undo takes back the last accepted turn).
     """
 
-    name: str
+    name: Button
     seat: int | None = None
     long: bool = False
     t: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, Button):
+            object.__setattr__(self, "name", Button(self.name))
 
 
 @dataclass(frozen=True, slots=True)

@@ -342,9 +342,9 @@ def _registered(gradient: np.ndarray, hom: np.ndarray, lens: Lens, edges: Layout
     w = round(geo.width + 2 * margin)
     h = round(geo.height + 2 * margin)
     template = np.zeros((h, w), np.float32)
-    for a, b in zip(edges.left, edges.right, strict=True):
-        cv2.line(template, (round(a[0] + margin), round(a[1] + margin)),
-                 (round(b[0] + margin), round(b[1] + margin)), 1.0, 1)
+    xs_on = np.clip(np.round(edges.on[:, 0] + margin).astype(int), 0, w - 1)
+    ys_on = np.clip(np.round(edges.on[:, 1] + margin).astype(int), 0, h - 1)
+    template[ys_on, xs_on] = 1.0
     template = cv2.GaussianBlur(template, (0, 0), 2.0)
     shift = np.array([[1.0, 0.0, -margin], [0.0, 1.0, -margin], [0.0, 0.0, 1.0]])
     map_hom = hom @ shift

@@ -14,11 +14,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 #: The focal length assumed when the homography cannot tell it (a camera looking straight
 #: down): a 62° horizontal field of view, the Raspberry Pi camera module 2's.
 DEFAULT_FOV_DEG = 62.0
+#: Below this much perspective (about 7° of tilt; the measure is the homography's perspective
+#: terms against its scale) the focal length is too uncertain to tell: measured on rendered
+#: mounts, 2–3° gave focal lengths half or twice the truth.
+MIN_TILT = 0.2
 #: Focal lengths outside this range (in picture widths) are not a camera's.
 FOCAL_RANGE = (0.35, 6.0)
 
@@ -71,7 +76,7 @@ def focal_from_homography(homography: np.ndarray, size: tuple[int, int],
     # The constraint is weak when the board is seen nearly straight on: the perspective terms
     # (h1[2], h2[2]) barely differ from 0 and a tiny error moves the answer far.
     tilt = float(np.hypot(h1[2], h2[2])) * size[0] / float(np.hypot(*h1[:2]))
-    if not low <= focal <= high or tilt < 0.05:
+    if not low <= focal <= high or tilt < MIN_TILT:
         return None
     return focal
 
@@ -82,19 +87,23 @@ def default_focal(size: tuple[int, int]) -> float:
 
 def pose_from_homography(homography: np.ndarray, size: tuple[int, int],
                          height_mm: float | None = None) -> CameraPose:
-    """The camera's pose from board mm → picture px. A measured `height_mm` fixes the focal
-    length when the homography cannot (a camera looking straight down) and wins over it."""
+    """The camera's pose from board mm → picture px. A measured `height_mm` wins over the one
+    the homography gives. A camera looking (nearly) straight down shows no perspective to
+    tell its focal length: its nadir is then where the picture's centre lies on the board."""
     focal = focal_from_homography(homography, size)
-    if focal is None:
-        focal = default_focal(size)
-        if height_mm is not None:
-            # Looking straight down, the scale is focal / height: choose the focal that fits.
-            pose = _pose(homography, size, focal)
-            focal *= height_mm / pose.height
-    pose = _pose(homography, size, focal)
-    if height_mm is not None:
-        return CameraPose(pose.nadir, float(height_mm), pose.focal_px)
-    return pose
+    if focal is not None:
+        pose = _pose(homography, size, focal)
+        return pose if height_mm is None else CameraPose(pose.nadir, float(height_mm), focal)
+    focal = default_focal(size)
+    centre = np.array([[[size[0] / 2, size[1] / 2]]], np.float64)
+    nadir = cv2.perspectiveTransform(centre, np.linalg.inv(homography))[0, 0]
+    if height_mm is None:
+        # Straight down, the board's scale is focal / height.
+        corner = cv2.perspectiveTransform(np.array([[nadir, nadir + np.array([100.0, 0.0])]]),
+                                          homography)[0]
+        px_per_mm = float(np.linalg.norm(corner[1] - corner[0])) / 100.0
+        height_mm = focal / px_per_mm
+    return CameraPose((float(nadir[0]), float(nadir[1])), float(height_mm), focal)
 
 
 def _pose(homography: np.ndarray, size: tuple[int, int], focal: float) -> CameraPose:
@@ -112,8 +121,6 @@ def _pose(homography: np.ndarray, size: tuple[int, int], focal: float) -> Camera
 def rectangle_aspect(corners_px: np.ndarray, size: tuple[int, int]) -> float:
     """Width / height of the rectangle whose corners (top-left, top-right, bottom-right,
     bottom-left, undistorted pixels) the camera sees: perspective taken out."""
-    import cv2
-
     unit = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], np.float64)
     hom, _ = cv2.findHomography(unit, np.asarray(corners_px, np.float64), 0)
     if hom is None:

@@ -69,10 +69,25 @@ class Aligner:
             return None
         if len(src) < 3:
             mean = shifts.mean(axis=0)
-            return np.array([[1.0, 0.0, mean[0]], [0.0, 1.0, mean[1]]])
+            matrix = np.array([[1.0, 0.0, mean[0]], [0.0, 1.0, mean[1]]])
+            return matrix if self._helps(frame_structure, matrix) else None
         matrix, _ = cv2.estimateAffinePartial2D(np.array(src, np.float32),
                                                 np.array(dst, np.float32))
-        return matrix
+        return matrix if self._helps(frame_structure, matrix) else None
+
+    def _helps(self, frame_structure: np.ndarray, matrix: np.ndarray | None) -> bool:
+        """True when the print's strongest edges lie stronger in the frame where `matrix`
+        moves them than where they were: a shift measured on a few plain free areas (a
+        board whose pieces cover most of its print) is applied only when it brings the
+        print back."""
+        if matrix is None:
+            return False
+        ys, xs = self._edges
+        h, w = frame_structure.shape[:2]
+        mx = np.clip(np.rint(matrix[0, 0] * xs + matrix[0, 1] * ys + matrix[0, 2]), 0, w - 1)
+        my = np.clip(np.rint(matrix[1, 0] * xs + matrix[1, 1] * ys + matrix[1, 2]), 0, h - 1)
+        moved = float(frame_structure[my.astype(int), mx.astype(int)].mean())
+        return moved > float(frame_structure[self._edges].mean())
 
     def _shifts(self, frame: np.ndarray) -> tuple[list, list]:
         """Where each quarter's centre lies in the empty board and in the frame (those whose

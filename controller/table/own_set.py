@@ -213,14 +213,15 @@ class OwnSet:
                     self._still.read_done(self._last_read)
             gap = self._gap
             gap.hand |= observation.blocked
-            if gap.frame is None and not gap.hand and frame.t - gap.since >= self.hold_s:
+            if gap.frame is None and frame.t - gap.since >= self.hold_s:
                 gap.frame, gap.problem = _copy(frame), observation.problem
             return
         gap, self._gap = self._gap, None
         if gap is not None:
             if self._last_read is None or not self._still.unchanged(frame.image):
                 self._end_spell()  # something moved under the gap: another still spell
-            elif gap.frame is not None and len(self._spell.unsure) < MAX_UNSURE_PER_SPELL:
+            elif (gap.frame is not None and not gap.hand
+                  and len(self._spell.unsure) < MAX_UNSURE_PER_SPELL):
                 self._spell.unsure.append((gap.frame, gap.problem))
         self._last_read = frame.image
 

@@ -15,11 +15,12 @@ it, labelled with the position the referee accepted, so an owner can measure the
 How a frame earns its label: pieces only move under a hand, and while a hand is over the board
 the reader gives no board (it says "blocked", or at its edge "uncertain"). So the board lies
 still over a *still spell*: frames read as boards, and gaps without a board after which the
-picture is the same as before it (`vision.change_gate`: nothing moved); a gap after which the
-picture changed ends the spell. A still spell is labelled when the referee's accepted position
-equals a board the reader reported in it for exactly one position, that position is the last
-board read in the spell, and every other board read in it the referee flagged (`Illegal`,
-`BoardDiffers`). Then every frame of the spell shows that position, and these are kept:
+picture is the same as before it (`vision.change_gate`: nothing moved). A gap after which the
+picture changed, or frames that stopped coming (the camera lost), end the spell. A still spell
+is labelled when the referee's accepted position equals a board the reader reported in it for
+exactly one position, that position is the last board read in the spell, and every other board
+read in it the referee flagged (`Illegal`, `BoardDiffers`). Then every frame of the spell shows
+that position, and these are kept:
 
 - *unsure*: a gap without a hand in which the reader gave no board (`uncertain`, `impossible`)
   for `hold_s` or longer, one frame each (a hand passing the board's edge is shorter);
@@ -62,6 +63,7 @@ FOLDER = "own-set"  # inside a recording
 SPLIT = "own"
 HOLD_S = 1.0  # unsure this long is more than a hand passing the board's edge
 MAX_UNSURE_PER_SPELL = 3  # a flickering evening must not fill the disk with one still board
+FRAMES_STOPPED_S = 2.0  # no frame this long (the camera lost): anything may have moved
 
 
 class OwnSetError(ValueError):
@@ -196,8 +198,11 @@ class OwnSet:
     # ---- what the table sees -------------------------------------------------------------
 
     def on_frame(self, t: float, image: np.ndarray) -> None:
-        number = self._frame.number + 1 if self._frame is not None else 1
-        self._frame = _Frame(image, number, t)
+        last = self._frame
+        if last is not None and t - last.t > FRAMES_STOPPED_S:
+            self._end_spell()
+            self._gap = self._last_read = None
+        self._frame = _Frame(image, last.number + 1 if last is not None else 1, t)
 
     def on_reading(self, observation: Observation, calibration: Calibration | None) -> None:
         """The reading of the frame just given to `on_frame`, by `calibration`."""

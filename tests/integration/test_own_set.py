@@ -160,6 +160,24 @@ def test_a_flagged_board_the_players_put_right_by_hand_is_not_kept(
     assert table.own_set.kept == 0 and not (tmp_path / "own" / LABELS).exists()
 
 
+def test_frames_that_stop_coming_end_the_still_spell(
+    camera: tuple[SceneRenderer, Calibration], tmp_path: Path
+) -> None:
+    """While the camera was lost anything may have moved: the misread before is not kept."""
+    render, calib = camera
+    start = render(Scene(STANDARD_BACKGAMMON))
+    table = _Table(tmp_path / "own", calib)
+    table.show(start)
+    assert table.reader is not None
+    table.reader.misread = MISREAD
+    table.show(start)
+    table.reader.misread = None
+    table.t += 5.0
+    assert table.show(start)  # the board stands as it must: the players may roll
+    table.own_set.close()
+    assert table.own_set.kept == 0
+
+
 def test_another_evening_adds_to_the_own_set(
     camera: tuple[SceneRenderer, Calibration], tmp_path: Path
 ) -> None:

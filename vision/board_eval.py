@@ -96,8 +96,8 @@ def load_setups(folder: Path, parse_board: BoardParser, split: str | None = None
                              int(entry.get("players", 2)), geometry, frames,
                              None if corners is None else np.array(corners, np.float64),
                              None if height is None else Parallax.check_height(float(height)),
-                             None if given is None else np.array(given, np.float64)))
-        except (KeyError, TypeError, ValueError) as exc:
+                             None if given is None else np.array(given, np.float64).reshape(4, 2)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BoardLabelError(f"{path}: set-up {n}: {exc}") from exc
     return out
 

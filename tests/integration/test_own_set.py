@@ -21,7 +21,7 @@ import pytest
 
 from controller import table_log
 from controller.referee import Referee
-from controller.sim.camera import Scene, SceneRenderer, measured_camera_heights
+from controller.sim.camera import Scene, SceneRenderer, measured_camera_heights, simulated_mount
 from controller.sim.session import SimulatedSession
 from controller.sim.table import Habits, SimulatedTable
 from controller.table.camera_frames import Frame
@@ -33,8 +33,10 @@ from controller.words.events import NewGame
 from controller.words.signals import BoardDiffers, Signal
 from tests.cli import spieltisch
 from vision.board_eval import evaluate_boards, load_setups
+from vision.board_finder import board_corners
 from vision.calibrate import calibrate
 from vision.calibration import STANDARD_BACKGAMMON, Calibration
+from vision.geometry import load_geometry
 from vision.observation import Observation
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,6 +145,35 @@ def test_a_misread_the_reader_takes_back_with_nothing_moved_is_kept_as_corrected
     report = json.loads(result.stdout)
     assert report["setups"] == report["calibrated"] == 1
     assert report["clear_frames"] == report["clear_right"] == 1
+
+
+def test_corners_given_by_hand_are_given_again_when_the_set_is_scored(
+    camera: tuple[SceneRenderer, Calibration], tmp_path: Path
+) -> None:
+    render, _ = camera
+    start = render(Scene(STANDARD_BACKGAMMON))
+    geo = load_geometry().board("backgammon")
+    corners = simulated_mount(SEED, "backgammon", SIZE).project(
+        board_corners(geo.width, geo.height))
+    calib = calibrate(start, "backgammon", corners=corners)
+    assert calib.method == "corners" and not calib.height_measured
+    table = _Table(tmp_path / "own", calib)
+    table.show(start)
+    assert table.reader is not None
+    table.reader.misread = MISREAD
+    table.show(start)
+    table.reader.misread = None
+    table.show(start)
+    table.own_set.close()
+    setup = _labels(tmp_path / "own")["setups"][0]
+    assert set(setup["calibrate"]) == {"corners_px"}
+    # where the calibration placed them (refined to the print), as near as its file tells
+    assert np.abs(np.array(setup["calibrate"]["corners_px"]) - corners).max() < 2
+    assert [f["kind"] for f in setup["frames"]] == ["start", "play"]  # no empty board learned
+    (scored,) = load_setups(tmp_path / "own", _board)
+    assert scored.given_corners_px is not None and scored.camera_height_mm is None
+    report = evaluate_boards([scored]).as_dict()
+    assert report["calibrated"] == 1 and report["clear_right"] == 1
 
 
 def test_a_flagged_board_the_players_put_right_by_hand_is_not_kept(

@@ -329,7 +329,7 @@ def test_record_keeps_an_own_set_that_vision_eval_reads(tmp_path: Path) -> None:
     assert process.returncode == 130, err
     setups = json.loads(labels.read_text("utf-8"))["setups"]
     played = [f for s in setups for f in s["frames"] if f["kind"] == "play"]
-    assert played and all(f["why"] == "unsure" for f in played)
+    assert any(f["why"] == "unsure" for f in played)
     result = spieltisch("vision", "eval", str(folder / "own-set"))
     assert result.returncode == 0, result.stderr
     assert "set-ups:             1 (1 calibrated)" in result.stdout

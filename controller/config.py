@@ -118,6 +118,7 @@ class SimulationConfig:
     illegal_rate: float = 0.1
     hand_rate: float = 0.2
     cocked_rate: float = 0.05
+    dim_rate: float = 0.0
     max_turns: int = 3000
 
 
@@ -295,7 +296,7 @@ def validate(config: Config) -> Config:
     _positive(sim.width, name, "simulation.width")
     _positive(sim.height, name, "simulation.height")
     _positive(sim.max_turns, name, "simulation.max_turns", zero_ok=True)
-    for key in ("illegal_rate", "hand_rate", "cocked_rate"):
+    for key in ("illegal_rate", "hand_rate", "cocked_rate", "dim_rate"):
         rate = getattr(sim, key)
         if not 0.0 <= rate <= 1.0:
             raise ConfigError(f"{name}: simulation.{key} = {rate} must lie between 0 and 1")

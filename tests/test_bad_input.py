@@ -66,6 +66,9 @@ CASES: dict[str, Case] = {
         ["play", "--config", _config_with_pins(tmp, BINARY)], "not valid TOML"),
     "play: players": lambda tmp: (["play", "--game", "backgammon", "--players", "4"], "players"),
     "record: every 0": lambda tmp: (["record", str(tmp / "r"), "--every", "0"], "--every"),
+    "record: own set not a set": lambda tmp: (
+        ["record", str(tmp / "r"), "--own-set",
+         str(Path(_file(tmp, "labels.json", BINARY)).parent)], "--own-set"),
     "referee: no such log": lambda tmp: (["referee", "--log", str(tmp / "nope")], "nope"),
     "referee: a folder": lambda tmp: (["referee", "--log", str(tmp), "--json"], str(tmp)),
     "render: count": lambda tmp: (
@@ -87,6 +90,11 @@ CASES: dict[str, Case] = {
     "vision: not an image": lambda tmp: (
         ["vision", "dice", _file(tmp, "x.jpg", "plain text"), "--json"], "x.jpg"),
     "vision: eval without labels": lambda tmp: (["vision", "eval", str(tmp)], "labels"),
+    "vision: eval own set told a low camera": lambda tmp: (
+        ["vision", "eval", str(Path(_file(tmp, "labels.json", (
+            '{"setups": [{"id": "game001", "game": "backgammon", '
+            '"calibrate": {"camera_height_mm": 5}, "frames": []}]}'))).parent)],
+        "camera must hang"),
 }
 
 

@@ -3,9 +3,11 @@
 A folder holds `labels.json` with set-ups (one camera, one board, one light) and their frames:
 the empty board (when there is one), the position calibration is told (`start`, or any
 position), and frames to read (`play` clear, `hand` with a hand or arm over the board). Each
-set-up is calibrated as `spieltisch calibrate` does (with the empty board where there is one),
-then every other frame is read as `spieltisch vision board` does. The photoreal set
-(tests/data/photoreal) and the folders `spieltisch record` keeps are both of this form.
+set-up is calibrated as `spieltisch calibrate` does (with the empty board where there is one,
+and with what its optional `calibrate` entry says the owner told it: `camera_height_mm`, the
+measured lens height, and `corners_px`, corners given by hand), then every other frame is read
+as `spieltisch vision board` does. The photoreal set (tests/data/photoreal) and the own set
+`spieltisch record` keeps (`controller.table.own_set`) are both of this form.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from vision.board_errors import CalibrationError
 from vision.board_finder import board_corners
 from vision.calibrate import calibrate
 from vision.frame_reader import FrameReader, expected_state
+from vision.parallax import Parallax
 
 Board = BackgammonBoard | MaednBoard
 BoardParser = Callable[[dict[str, Any]], Board]
@@ -53,6 +56,8 @@ class Setup:
     geometry: str | None
     frames: tuple[LabelledFrame, ...]
     corners_px: np.ndarray | None = None  # the board's true corners, where known
+    camera_height_mm: float | None = None  # told to calibrate: the lens height measured
+    given_corners_px: np.ndarray | None = None  # told to calibrate: corners given by hand
 
     def frame(self, kind: str) -> LabelledFrame | None:
         return next((f for f in self.frames if f.kind == kind), None)
@@ -85,10 +90,14 @@ def load_setups(folder: Path, parse_board: BoardParser, split: str | None = None
             elif geometry is not None:
                 geometry = str(folder / geometry)
             corners = entry.get("corners_px")
+            told = entry.get("calibrate") or {}
+            height, given = told.get("camera_height_mm"), told.get("corners_px")
             out.append(Setup(str(entry["id"]), str(entry.get("split", "")), str(entry["game"]),
                              int(entry.get("players", 2)), geometry, frames,
-                             None if corners is None else np.array(corners, np.float64)))
-        except (KeyError, TypeError, ValueError) as exc:
+                             None if corners is None else np.array(corners, np.float64),
+                             None if height is None else Parallax.check_height(float(height)),
+                             None if given is None else np.array(given, np.float64).reshape(4, 2)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BoardLabelError(f"{path}: set-up {n}: {exc}") from exc
     return out
 
@@ -170,7 +179,8 @@ def _calibrated(setup: Setup, report: BoardReport) -> FrameReader:
     empty = setup.frame("empty")
     image = _read_image(told.image)
     calib = calibrate(image, setup.game, start=told.board, geometry_file=setup.geometry,
-                      players=setup.players,
+                      players=setup.players, camera_height_mm=setup.camera_height_mm,
+                      corners=setup.given_corners_px,
                       empty=_read_image(empty.image) if empty is not None else None)
     report.calibrated += 1
     if setup.corners_px is not None:

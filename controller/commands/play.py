@@ -139,7 +139,8 @@ def run_play(args: argparse.Namespace) -> int:
         try:
             app = build_app(
                 config, stack, record=getattr(args, "record", None),
-                record_every=getattr(args, "record_every", 1) or 1, stream=sys.stdout,
+                record_every=getattr(args, "record_every", 1) or 1,
+                own_set=getattr(args, "own_set", None), stream=sys.stdout,
                 live=live, without_vision=getattr(args, "without_vision", False),
             )
         except PinMapError as exc:

@@ -25,13 +25,15 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Scene:
-    """What the camera would see: the board, the dice lying on it, a hand over it or not."""
+    """What the camera would see: the board, the dice lying on it, a hand over it or not, and
+    how bright the room is."""
 
     board: Board
     dice: tuple[int, ...] = ()
     cocked: tuple[bool, ...] = ()
     hand: bool = False
     throw: int = 0  # which throw the dice come from: each throw lands them somewhere else
+    light: float = 1.0  # the room's light (`vision.renderer.Scene.light`; 0.2 is dim)
 
 
 def simulated_mount(seed: int, game: str, size: tuple[int, int]) -> renderer.Camera:
@@ -68,6 +70,7 @@ class SceneRenderer:
             cocked=scene.cocked,
             throw=scene.throw,
             hand=scene.hand,
+            light=scene.light,
         )
         frame = renderer.render(
             drawn, seed=self.seed, camera=camera, geometry=self.geometry, size=self.size

@@ -21,8 +21,10 @@ import numpy as np
 from controller.sim.camera import Scene
 from controller.sim.table import SimulatedTable, Tally
 from controller.table.camera_frames import Frame
+from controller.words.buttons import Button
 from controller.words.events import (
     BoardObserved,
+    ButtonPressed,
     DiceObserved,
     DieThrown,
     Event,
@@ -230,6 +232,9 @@ class SimulatedSession:
         elif isinstance(event, BoardObserved | DiceObserved | Tick):
             self.scene = scene
             yield from (self._frame() for _ in range(self.settle_frames))
+        elif isinstance(event, ButtonPressed) and event.name is Button.DONE:
+            yield from self._dim_spell()
+            yield replace(event, t=self.t)
         elif isinstance(event, DieThrown) and self.scene is not None:
             # the throwing hand passes over the board as the dice land in the tray
             self.scene, resting = replace(self.scene, hand=True), self.scene
@@ -238,6 +243,21 @@ class SimulatedSession:
             yield replace(event, t=self.t)
         else:
             yield replace(event, t=self.t)  # type: ignore[type-var]
+
+    def _dim_spell(self) -> Iterator[Frame]:
+        """`Habits.dim_rate`: before done the light dims to a fifth to a third for 2-4 s (someone
+        stands in the lamp's light) and comes back: the still board is read unsure, as on a
+        real table in the evening (the own set of `spieltisch record` keeps such frames)."""
+        table, lit = self.table, self.scene
+        if table is None or lit is None or not table.habits.dim_rate:
+            return
+        if table.rng.random() >= table.habits.dim_rate:
+            return
+        table.tally.dims += 1
+        self.scene = replace(lit, light=round(table.rng.uniform(0.2, 0.33), 2))
+        yield from (self._frame() for _ in range(round(table.rng.uniform(2.0, 4.0) * self.fps)))
+        self.scene = lit
+        yield from (self._frame() for _ in range(self.settle_frames))
 
     def _scene_after(self, scene: Scene | None, event: Event) -> Scene | None:
         """The scene an event leaves on the table (dice seen through a hand, a misreading no

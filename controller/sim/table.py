@@ -62,6 +62,9 @@ class Habits:
     undo_rate: float = 0.01  # a long press on undo after an accepted play
     double_rate: float = 0.02  # backgammon: double before rolling (refused where not allowed)
     take_rate: float = 0.75  # the opponent takes a double
+    # filmed sessions: before done is pressed the room's light dims for a few seconds (someone
+    # stands in the lamp's light), and the camera reads the still board unsure
+    dim_rate: float = 0.0
     think: tuple[float, float] = (1.0, 4.0)  # seconds before moving
     step: tuple[float, float] = (0.5, 1.5)  # seconds per checker or piece moved
     # Mensch: capture and run the leading piece home, as people do (random players take
@@ -89,6 +92,7 @@ class Tally:
     dice_misread: int = 0  # throws the table accepted with other values than thrown
     rerolls: int = 0  # throws the table asked to be made again
     needless_rerolls: int = 0  # of those, throws with no die cocked (a face read as unsure)
+    dims: int = 0  # spells of dim light (filmed sessions)
 
     def add(self, other: Tally) -> None:
         for f in fields(self):

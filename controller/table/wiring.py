@@ -40,7 +40,9 @@ from controller.table.game_vision import (
     calibration_path,
 )
 from controller.table.outputs import TableOutputs
-from controller.table.pipeline import Listener, TablePipeline
+from controller.table.own_set import FOLDER as OWN_SET_FOLDER
+from controller.table.own_set import OwnSet, accepted_position
+from controller.table.pipeline import Listener, TablePipeline, Vision
 from controller.table.session_recorder import SessionRecorder
 from controller.table.terminal_view import TerminalView
 from controller.words.events import Event
@@ -81,7 +83,7 @@ def simulated_session(
     """The configured games of the simulated players; `filmed`: as rendered camera frames."""
     sim = config.simulation
     habits = Habits(illegal_rate=sim.illegal_rate, hand_rate=sim.hand_rate,
-                    cocked_rate=sim.cocked_rate, purposeful=True)
+                    cocked_rate=sim.cocked_rate, dim_rate=sim.dim_rate, purposeful=True)
     if filmed:  # dice read through a hand are a misreading the renderer cannot draw
         habits = dataclasses.replace(habits, stray_dice_rate=0.0)
     tables = (SimulatedTable(g.game, g.variant, g.players, sim.seed + i, habits)
@@ -144,6 +146,7 @@ def build_app(
     *,
     record: str | Path | None = None,
     record_every: int = 1,
+    own_set: str | Path | None = None,
     stream: TextIO | None = None,
     live: bool | None = None,
     factory: Any = None,
@@ -152,6 +155,8 @@ def build_app(
 ) -> TableApp:
     """Make every part of the table the configuration names; `stack` closes them in order.
 
+    A recording (`record`) with vision keeps the own set (`controller.table.own_set`) in
+    `own_set`, by default in the recording's `own-set` folder.
     `factory` replaces the configured gpiozero pin factory (tests pass their MockFactory),
     `camera` the function that opens the configured camera (tests open rendered frames);
     `without_vision` (simulated table only) hands the players' boards to the referee directly.
@@ -184,14 +189,21 @@ def build_app(
         sinks.append(view)
     if record is not None:
         listeners.append(_recorder(config, stack, record, record_every, heights))
-    vision = None
+    vision: Vision | None = None
     if not (config.simulated and without_vision):
         calibration: Any = (FrameCalibration(heights) if config.simulated else
                             CalibrationFiles(lambda game: calibration_path(config, game)))
         vision = GameVision(config.camera.settle_ms / 1000.0, calibration,
                             config.camera.skip_still_frames)
+    referee = Referee()
+    if record is not None and isinstance(vision, GameVision):
+        kept = OwnSet(own_set or Path(record) / OWN_SET_FOLDER,
+                      lambda: accepted_position(referee))
+        stack.callback(kept.close)
+        listeners.append(kept)
+        vision = kept.watch(vision)
     die = random.Random(sim.seed) if config.simulated else random.SystemRandom()
-    pipeline = TablePipeline(Referee(), vision, journal, listeners,
+    pipeline = TablePipeline(referee, vision, journal, listeners,
                              electronic_die=lambda: die.randint(1, 6))
     if config.simulated:
         session = simulated_session(config, stack, filmed=vision is not None)

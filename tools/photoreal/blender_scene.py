@@ -42,7 +42,7 @@ def configure(spec: dict) -> bpy.types.Scene:
     cycles.transmission_bounces, cycles.transparent_max_bounces = 8, 4
     cycles.caustics_reflective = cycles.caustics_refractive = False
     cycles.blur_glossy = 1.0
-    cycles.sample_clamp_indirect = 4.0
+    cycles.sample_clamp_indirect = 1.0  # no fireflies from light through glass or shine
     scene.render.threads_mode = "FIXED"
     scene.render.threads = render["threads"]
     scene.render.use_persistent_data = True

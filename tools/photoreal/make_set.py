@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="folder for images/ and labels.json")
     parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--dev-setups", type=int, default=9, help="per game")
+    parser.add_argument("--dev-setups", type=int, default=8, help="per game")
     parser.add_argument("--heldout-setups", type=int, default=4, help="per game")
     parser.add_argument("--size", type=_size, default=(1280, 720), help="WxH of the pictures")
     parser.add_argument("--samples", type=int, default=20, help="Cycles samples per pixel")

@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test bench lint clean venv
+.PHONY: run test bench lint clean venv debs
 
 venv: $(STAMP)
 
@@ -27,7 +27,20 @@ $(NODE_STAMP): package.json
 run: $(STAMP)
 	$(BIN)/spieltisch play
 
-test: $(STAMP) $(NODE_STAMP)
+# Debian packages tests need (blender: tests/vision/test_photoreal_render.py renders a frame).
+# Installed when missing, as root or through sudo; otherwise `make test` stops naming them.
+DEBS := blender
+debs:
+	@missing=""; for p in $(DEBS); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
+		else echo "make test needs the Debian package(s)$$missing: run as root or install sudo"; exit 1; fi; \
+		echo "installing Debian package(s)$$missing"; \
+		$$sudo apt-get install -y $$missing || { $$sudo apt-get update && $$sudo apt-get install -y $$missing; } \
+		|| { echo "cannot install the Debian package(s)$$missing"; exit 1; }; \
+	fi
+
+test: $(STAMP) $(NODE_STAMP) debs
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q
 

@@ -17,10 +17,6 @@ from vision.board_look import MIN_PIXELS, UNEXPLAINED, EmptyBoard, PieceColour, 
 from vision.camera_pose import CameraPose
 from vision.geometry import BackgammonGeometry, MaednGeometry
 
-#: A field of the empty board whose colour lies this far from its kind's (in grey levels,
-#: summed over the channels) while the others agree holds something.
-NOT_EMPTY_LEVEL = 60.0
-
 
 def _disc_mask(shape: tuple[int, int], centre: tuple[float, float], radius: float
                ) -> np.ndarray:

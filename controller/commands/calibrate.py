@@ -152,7 +152,11 @@ def _run(args: argparse.Namespace) -> int:
         why = getattr(exc, "reason", None)
         if why is not None:
             print(f"  {why.de} / {why.en}", file=sys.stderr)
-        print("  the previous calibration stays in force", file=sys.stderr)
+        else:  # a file, an option or the camera: the line above names which
+            print("  Bild, Datei oder Angabe fehlerhaft (siehe oben) / "
+                  "a picture, file or option is wrong (see above)", file=sys.stderr)
+        print("  Die bisherige Kalibrierung bleibt gültig / "
+              "the previous calibration stays in force", file=sys.stderr)
         return 1
     overlay_path = args.overlay or args.out.with_name(args.out.stem + "_overlay.png")
     try:

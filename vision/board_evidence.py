@@ -83,6 +83,11 @@ class MaednEvidence:
         except ValueError:
             return -math.inf
 
+    def best_score(self) -> float:
+        """The score of the free reading: each field's likeliest state, whatever board that
+        makes (no board scores higher; the referee measures how far a board falls short)."""
+        return float(self.logp.max(axis=1).sum())
+
     def state(self, i: int) -> int:
         return int(np.argmax(self.logp[i]))
 
@@ -190,6 +195,11 @@ class LaneEvidence:
     names: tuple[str, ...]
     logp: np.ndarray  # (L, 31)
     unexplained: np.ndarray  # (L,)
+
+    def best_score(self) -> float:
+        """The score of the free reading: each lane's likeliest count, whatever board that
+        makes (no board scores higher)."""
+        return float(self.logp.max(axis=1).sum())
 
     def count(self, i: int) -> tuple[str, int]:
         s = int(np.argmax(self.logp[i]))

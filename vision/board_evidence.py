@@ -5,7 +5,7 @@ Mensch field; empty or 1..15 checkers of either colour for a backgammon lane), c
 the pixel labels of `vision.board_look.classify` in the field's disc or along its lane. The
 free reading takes each field's most likely state; `BoardEvidence.score(board)` adds up the
 log-probabilities of the states a given board puts on the fields, so the referee can hold a
-frame against every legal result of a turn (docs/vision.md, "Unsure readings").
+frame against every legal result of a turn (docs/vision.md, "When the reading is unsure").
 """
 
 from __future__ import annotations

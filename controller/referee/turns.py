@@ -444,7 +444,7 @@ class TurnReferee(Generic[PosT]):
         return [notice(BOARD_TAKEN), *out]
 
     def _judge_now(self) -> list[Signal]:
-        s = self.state
+        self.state = s = replace(self.state, unsure=False, choice=(), shown=0)
         if s.unseen:
             self.state = replace(s, done_pending=False, differs=False)
             return [notice(PLAY_UNSEEN), *self.pass_unseen()]
@@ -452,8 +452,7 @@ class TurnReferee(Generic[PosT]):
         legal, play, why = self._safe_judge(board)
         self.state = replace(self.state, done_pending=False)
         if legal:
-            self.history.append(replace(s, board=None, done_pending=False, phase=Phase.MOVE,
-                                        choice=(), shown=0))
+            self.history.append(replace(s, board=None, done_pending=False, phase=Phase.MOVE))
             return self.accept_play(play)
         fields, restore = self._diff_or_all(self.board_of(s.pos), board)
         self.state = replace(self.state, phase=Phase.CORRECT, differs=True)

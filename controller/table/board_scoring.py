@@ -39,11 +39,15 @@ log = logging.getLogger(__name__)
 #: above every other board held against the frame; boards closer than this are a tie.
 MARGIN = 6.0
 #: ... and fits: it scores at most this many nats below the free reading (the frame finds it
-#: at most e^2 ≈ 7 times less likely than the likeliest content of every field at once).
-#: Measured on degraded renders (docs/vision.md): an illegal play's nearest legal result fell
-#: 3.6 nats short at the least (a captured Mensch piece not put back in its tinted house),
-#: a true legal result read unsurely mostly within 1.
+#: at most e^2 ≈ 7 times less likely than the likeliest content of every field at once). On
+#: degraded renders (docs/vision.md) a true result read unsurely fell short by 0 (median);
+#: an illegal play's nearest legal result fell short by less than 4 nats only where it
+#: differs from it on one field (a hit checker not on the bar: 1.9; a captured Mensch piece
+#: not in its tinted house: 3.6) — those the careless boards (`careless`) hold off.
 SLACK = 2.0
+#: A careless board (`careless`) fitting better than every legal result by this many nats
+#: (e^0.5 ≈ 1.6 times) stops a choice among them.
+EVEN = 0.5
 #: More legal results than this fitting alike is no choice a player can make on a 20×4 display.
 MOST_LISTED = 3
 #: Why the board is not read: only these readings are scored (a blocked view never is).
@@ -63,7 +67,7 @@ class TurnBoards(Protocol):
 #: What a board held against a frame is (`Scored.kind`).
 RESULT = "result"  # a legal result of the turn
 STANDING = "standing"  # the position before the play: nothing moved yet
-CARELESS = "careless"  # a legal result with a piece more or fewer where its play changed it
+CARELESS = "careless"  # an illegal board a careless player leaves next to a legal result
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,42 +94,76 @@ def rank(observation: Any, candidates: tuple[Board, ...], standing: Board | None
     best = min(s.below_free for s in out)
     seen = {s.board for s in out}
     for s in [s for s in out if s.kind == RESULT and s.below_free - best < MARGIN]:
-        for board in careless(s.board, standing) if standing is not None else ():
+        for board in careless(observation, s.board, standing) if standing is not None else ():
             if board not in seen:
                 seen.add(board)
                 out.append(scored(board, CARELESS))
     return sorted(out, key=lambda s: s.below_free)
 
 
-def careless(result: Board, standing: Board) -> list[Board]:
-    """`result` with one piece more or fewer on a field its play changed: the illegal boards
-    a careless player leaves closest to it (a hit checker or captured piece not put back, a
-    checker too many or too few on a stack). An unsure reading that cannot tell the result
-    from these is not taken: such a play changes one field only, which the sum of the
-    evidence (`SLACK`) alone may not see."""
+def careless(observation: Any, result: Board, standing: Board) -> list[Board]:
+    """The illegal boards nearest to `result`, which a careless player leaves and an unsure
+    frame may not tell from it. Backgammon: one checker more moved, or one moved elsewhere
+    (the likeliest such board per colour, found place by place: the score is a sum over the
+    fields), and a hit checker not put on the bar (beside the board or in the tray). Mensch: a
+    piece missing where the play put one (a captured piece not back in its house; a piece
+    moved onto its own, two on a field looking like one)."""
     if isinstance(result, BackgammonBoard) and isinstance(standing, BackgammonBoard):
-        return _careless_backgammon(result, standing)
+        return _one_checker_moved(observation, result) + _hit_not_on_bar(result, standing)
     if isinstance(result, MaednBoard) and isinstance(standing, MaednBoard):
         return _careless_maedn(result, standing)
     return []
 
 
-def _careless_backgammon(result: BackgammonBoard, standing: BackgammonBoard
-                         ) -> list[BackgammonBoard]:
+#: Where a backgammon checker can be: the points (0..23, White's 1..24) and its bar and tray.
+PLACES: tuple[int | str, ...] = (*range(24), "bar", "off")
+
+
+def _checkers(board: BackgammonBoard, place: int | str, sign: int) -> int:
+    """Checkers of colour `sign` (+1 White, -1 Black) at `place`; -1 where the other colour
+    stands."""
+    if isinstance(place, int):
+        n = board.points[place] * sign
+        return n if n >= 0 else -1
+    return int(getattr(board, f"{place}_{'white' if sign > 0 else 'black'}"))
+
+
+def _moved(board: BackgammonBoard, place: int | str, sign: int, delta: int
+           ) -> BackgammonBoard:
+    """`board` with `delta` checkers of colour `sign` more at `place`."""
+    if isinstance(place, int):
+        points = list(board.points)
+        points[place] += sign * delta
+        return replace(board, points=tuple(points))
+    name = f"{place}_{'white' if sign > 0 else 'black'}"
+    return replace(board, **{name: getattr(board, name) + delta})
+
+
+def _one_checker_moved(observation: Any, result: BackgammonBoard) -> list[BackgammonBoard]:
+    base = observation.score(result)
     out = []
-    for i, (now, before) in enumerate(zip(result.points, standing.points, strict=True)):
-        if now == before:
-            continue
-        sign = 1 if (now or before) > 0 else -1
-        for count in (now + sign, now - sign):
-            if count * sign >= 0 and abs(count) <= MOST_CHECKERS:
-                points = (*result.points[:i], count, *result.points[i + 1:])
-                out.append(replace(result, points=points))
-    for name in ("bar_white", "bar_black", "off_white", "off_black"):
-        now = getattr(result, name)
-        if now != getattr(standing, name):
-            out += [replace(result, **{name: n}) for n in (now - 1, now + 1)
-                    if 0 <= n <= MOST_CHECKERS]
+    for sign in (1, -1):
+        counts = {place: _checkers(result, place, sign) for place in PLACES}
+        take = sorted(((observation.score(_moved(result, p, sign, -1)) - base, p)
+                       for p, n in counts.items() if n >= 1), key=lambda x: -x[0])[:2]
+        put = sorted(((observation.score(_moved(result, p, sign, 1)) - base, p)
+                      for p, n in counts.items() if 0 <= n < MOST_CHECKERS),
+                     key=lambda x: -x[0])[:2]
+        pairs = [(a + b, p, q) for a, p in take for b, q in put if p != q]
+        if pairs:
+            _, p, q = max(pairs, key=lambda x: x[0])
+            out.append(_moved(_moved(result, p, sign, -1), q, sign, 1))
+    return out
+
+
+def _hit_not_on_bar(result: BackgammonBoard, standing: BackgammonBoard
+                    ) -> list[BackgammonBoard]:
+    out = []
+    for colour in ("white", "black"):
+        bar, off = f"bar_{colour}", f"off_{colour}"
+        if getattr(result, bar) > getattr(standing, bar):  # a hit
+            fewer = replace(result, **{bar: getattr(result, bar) - 1})
+            out += [fewer, replace(fewer, **{off: getattr(result, off) + 1})]
     return out
 
 
@@ -149,19 +187,20 @@ def decide(ranked: list[Scored]) -> tuple[Board, ...]:
     """The boards the frame allows: one legal result or the position before the play (taken),
     two or three legal results (to choose from), or none.
 
-    Careless boards only stop a result from being taken alone: where two results fit alike,
-    a piece more or fewer fits as well (the frame cannot see those fields), and the players,
-    who can, choose among the plays the display names."""
+    Where two results fit alike the frame cannot see the fields they differ on, and a
+    careless board fits about as well there: the players, who can see them, choose among the
+    plays the display names, unless a careless board fits better than the plays by `EVEN`."""
     if not ranked or ranked[0].below_free > SLACK:
         return ()  # nothing fits
     best = ranked[0].below_free
     close = [s for s in ranked if s.below_free - best < MARGIN]
     if len(close) == 1:
         return (close[0].board,) if close[0].kind != CARELESS else ()
-    plays = [s.board for s in close if s.kind == RESULT]
-    if any(s.kind == STANDING for s in close) or not 2 <= len(plays) <= MOST_LISTED:
+    plays = [s for s in close if s.kind == RESULT]
+    if (any(s.kind == STANDING for s in close) or not 2 <= len(plays) <= MOST_LISTED
+            or best < plays[0].below_free - EVEN):
         return ()
-    return tuple(plays)
+    return tuple(s.board for s in plays)
 
 
 class BoardScoring:

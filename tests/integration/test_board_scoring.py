@@ -220,24 +220,39 @@ def test_what_decides_an_unsure_reading() -> None:
     assert bs.decide(scored((b, 0.0, standing), (a, 9.0, result))) == (b,)  # not moved yet
     assert bs.decide(scored((a, 0.0, result), (c, 1.0, careless))) == ()  # a piece missing?
     assert bs.decide(scored((c, 0.0, careless), (a, 9.0, result))) == ()  # not a play at all
-    ties = scored((a, 0.0, result), (c, 0.5, careless), (b, 1.0, result), (d, 1.5, careless))
+    ties = scored((c, 0.0, careless), (a, 0.3, result), (b, 1.0, result), (d, 1.5, careless))
     assert bs.decide(ties) == (a, b)  # the players, who see the board, choose among plays
+    assert bs.decide(scored((c, 0.0, careless), (a, 0.6, result), (b, 1.0, result))) == ()
 
 
-def test_careless_boards_are_a_piece_more_or_fewer_where_the_play_changed_the_board() -> None:
+def test_careless_boards_are_the_illegal_boards_next_to_a_result() -> None:
     points = list(bg.Position.initial().to_board().points)
     points[11], points[4] = -4, -1  # a black blot on White's 5-point
     before = bg.Position.from_points(points)
     hit = before.apply(bg.Play.parse("8/5* 6/5")).to_board()
-    careless = bs.careless(hit, before.to_board())
-    assert dataclasses.replace(hit, bar_black=0) in careless  # the hit checker not on the bar
-    assert all(b.points[i] == hit.points[i] for b in careless for i in range(24)
-               if i + 1 not in (5, 6, 8))
-    options = maedn.Options.preset("hofer")
+    render, reader = _reader("backgammon", bg.Position.initial().to_board())
+    careless = bs.careless(reader.read(render(Scene(hit))), hit, before.to_board())
+    no_bar = dataclasses.replace(hit, bar_black=0)  # the hit checker not on the bar ...
+    assert no_bar in careless and dataclasses.replace(no_bar, off_black=1) in careless
+    moved = careless[:-2]  # ... and per colour the likeliest board with one checker moved
+    assert len(moved) == 2 and hit not in moved
+
+    def checkers(board: bg.BackgammonBoard, sign: int) -> list[int]:
+        bar, off = (board.bar_white, board.off_white) if sign > 0 else \
+            (board.bar_black, board.off_black)
+        return [max(0, sign * n) for n in board.points] + [bar, off]
+
+    for board, sign in zip(moved, (1, -1), strict=True):
+        now, then = checkers(board, sign), checkers(hit, sign)
+        assert sum(now) == sum(then) == 15
+        assert sorted(a - b for a, b in zip(now, then, strict=True) if a != b) == [-1, 1]
+        assert checkers(board, -sign) == checkers(hit, -sign)
     pos = maedn.Position.from_board(MaednBoard(((3, -1, -1, -1), (25, -1, -1, -1))), 0,
-                                    options, players=2)
+                                    MAEDN_OPTIONS, players=2)
     (move,) = pos.legal_plays(2)
     captured = pos.apply(move, 2).to_board()
-    assert captured.pieces[1] == (-1, -1, -1, -1)
-    assert MaednBoard((captured.pieces[0], (-1, -1, -1))) in \
-        bs.careless(captured, pos.to_board())  # the captured piece not back in its house
+    assert captured.pieces == ((-1, -1, -1, 5), (-1, -1, -1, -1))
+    assert bs.careless(None, captured, pos.to_board()) == [  # Mensch needs no frame for them
+        MaednBoard(((-1, -1, -1), (-1, -1, -1, -1))),  # the piece moved is not there
+        MaednBoard(((-1, -1, -1, 5), (-1, -1, -1))),  # the captured piece not back home
+    ]

@@ -115,7 +115,10 @@ def measure(game: str, frames: int, blur: float, seed: int) -> dict[str, int]:
         tally[f"unsure {kind}"] += 1
         standing = pos.to_board()
         decided = bs.decide(bs.rank(observation, results(pos, dice), standing))
-        tally[f"unsure {kind}: {outcome(decided, truth, standing, legal)}"] += 1
+        what = outcome(decided, truth, standing, legal)
+        if not legal and what != "left_unsure":
+            what += f" ({made[0]})"  # type: ignore[index]
+        tally[f"unsure {kind}: {what}"] += 1
     return dict(sorted(tally.items()))
 
 

@@ -4,24 +4,27 @@ reading is unsure").
 When the board is not read with confidence while the referee waits for a play, every board a
 legal play of the turn leaves is scored against the frame's evidence (`Observation.score`: the
 log-likelihood of that board, in nats) and compared with the *free reading*, the best score
-any board could get (each field's likeliest state). Then:
+any board could get (each field's likeliest state). Held against the frame with them: the
+position before the play (the player may not have moved yet) and, next to each result that
+may decide, the *careless* boards a player leaves by mistake (`careless`). Then:
 
-* one legal result that fits (within `SLACK` of the free reading) and beats every other board
-  by `MARGIN` is the board seen: a `BoardObserved`, judged as any other. The position before
-  the play is held against the frame too (the player may not have moved yet): when it wins
-  so, it is the board seen (nothing is judged by that; done then finds no move made);
-* two or three that fit and lie within `MARGIN` of each other are a `BoardCandidates`: the
-  seat on turn chooses with its done button (the referee only ever offers legal results);
+* one board that fits (within `SLACK` of the free reading) and beats every other by `MARGIN`
+  (a careless one by `CARELESS_MARGIN`) is the board seen, when it is a legal result or the
+  position before: a `BoardObserved`, judged as any other;
+* two or three legal results that fit and lie within `MARGIN` of each other are a
+  `BoardCandidates`: the seat on turn chooses with its done button (the referee only ever
+  offers legal results);
 * anything else is a `BoardUnsure`: the referee holds no board and asks the players to check
-  the pieces. Nothing fits (the free reading is far better than every legal result: an
-  illegal play read unsurely, or a play still being made), too many fit, or the position
-  before the play fits about as well as a result.
+  the pieces. Nothing fits (an illegal play read unsurely, or a play still being made), a
+  careless board fits about as well, too many fit, or the position before the play fits
+  about as well as a result.
 
 A reading that is sure goes the usual way (`ObservationEvents`), so an illegal play read
-surely is flagged as before, and an illegal play read unsurely is never made legal: a legal
-result is only taken when the frame itself says it is nearly as likely as the best reading of
-all, and far likelier than every other board. Like the stabilizer, a decision is passed on
-only once it has held for the settle time, and once.
+surely is flagged as before. An illegal board read unsurely can pass for a legal result only
+where the frame cannot see it: one checker or piece away from the result, the frame must find
+it 20 times less likely (`CARELESS_MARGIN`); further away, no more than 7 times likelier
+(`SLACK`): wrong in two or more fields the frame cannot read. Like the stabilizer, a decision
+is passed on only once it has held for the settle time, and once.
 """
 
 from __future__ import annotations
@@ -42,10 +45,18 @@ MARGIN = 6.0
 #: at most e^2 ≈ 7 times less likely than the likeliest content of every field at once). On
 #: degraded renders (docs/vision.md) a true result read unsurely fell short by 0 (median);
 #: an illegal play's nearest legal result fell short by less than 4 nats only where it
-#: differs from it on one field (a hit checker not on the bar: 1.9; a captured Mensch piece
-#: not in its tinted house: 3.6) — those the careless boards (`careless`) hold off.
+#: differs from it by one checker or piece (a hit checker not on the bar: 1.9; a captured
+#: Mensch piece not in its tinted house: 3.6; an extra checker moved) — those the careless
+#: boards hold off.
 SLACK = 2.0
-#: A careless board (`careless`) fitting better than every legal result by this many nats
+#: A careless board (`careless`) stops a result from being taken alone when it scores within
+#: this many nats of it (e^3 ≈ 20 times less likely), fewer than `MARGIN`: one of hundreds of
+#: such boards is seldom played, and on unsure backgammon frames the likeliest one often lies
+#: 1–5 nats below the true result (degraded renders: 41 % of the fitting true results kept at
+#: 3 nats, 75 % at 2, 2 % at 6; the one illegal play that fitted, an extra checker moved,
+#: had a careless board 1.8 nats below the result it looked like).
+CARELESS_MARGIN = 3.0
+#: A careless board fitting better than every legal result by this many nats
 #: (e^0.5 ≈ 1.6 times) stops a choice among them.
 EVEN = 0.5
 #: More legal results than this fitting alike is no choice a player can make on a 20×4 display.
@@ -193,7 +204,8 @@ def decide(ranked: list[Scored]) -> tuple[Board, ...]:
     if not ranked or ranked[0].below_free > SLACK:
         return ()  # nothing fits
     best = ranked[0].below_free
-    close = [s for s in ranked if s.below_free - best < MARGIN]
+    close = [s for s in ranked
+             if s.below_free - best < (CARELESS_MARGIN if s.kind == CARELESS else MARGIN)]
     if len(close) == 1:
         return (close[0].board,) if close[0].kind != CARELESS else ()
     plays = [s for s in close if s.kind == RESULT]

@@ -219,6 +219,7 @@ def test_what_decides_an_unsure_reading() -> None:
     assert bs.decide(scored((a, 0.0, result), (b, 2.0, standing))) == ()  # moved? maybe not
     assert bs.decide(scored((b, 0.0, standing), (a, 9.0, result))) == (b,)  # not moved yet
     assert bs.decide(scored((a, 0.0, result), (c, 1.0, careless))) == ()  # a piece missing?
+    assert bs.decide(scored((a, 0.0, result), (c, 3.5, careless), (b, 6.5, result))) == (a,)
     assert bs.decide(scored((c, 0.0, careless), (a, 9.0, result))) == ()  # not a play at all
     ties = scored((c, 0.0, careless), (a, 0.3, result), (b, 1.0, result), (d, 1.5, careless))
     assert bs.decide(ties) == (a, b)  # the players, who see the board, choose among plays

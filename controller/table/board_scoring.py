@@ -63,7 +63,7 @@ EVEN = 0.5
 MOST_LISTED = 3
 #: Why the board is not read: only these readings are scored (a blocked view never is).
 UNSURE = ("uncertain", "impossible")
-MOST_CHECKERS = 15
+MOST_CHECKERS = 15  # of one backgammon colour
 
 
 @runtime_checkable

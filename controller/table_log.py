@@ -16,7 +16,10 @@ from controller.rules.games import GAMES
 from controller.words.buttons import Button
 from controller.words.events import (
     BackgammonBoard,
+    Board,
+    BoardCandidates,
     BoardObserved,
+    BoardUnsure,
     ButtonPressed,
     DiceObserved,
     DieThrown,
@@ -91,15 +94,13 @@ def event_to_json(event: Event) -> dict[str, Any]:
                 out["cocked"] = list(event.cocked)
             if event.outside:
                 out["outside"] = list(event.outside)
-        case BoardObserved(board=BackgammonBoard() as b):
-            out = {
-                "type": "board",
-                "points": list(b.points),
-                "bar": {"white": b.bar_white, "black": b.bar_black},
-                "off": {"white": b.off_white, "black": b.off_black},
-            }
-        case BoardObserved(board=MaednBoard() as m):
-            out = {"type": "board", "pieces": [list(p) for p in m.pieces]}
+        case BoardObserved():
+            out = {"type": "board", **board_to_json(event.board)}
+        case BoardCandidates():
+            out = {"type": "board_candidates",
+                   "boards": [board_to_json(board) for board in event.boards]}
+        case BoardUnsure():
+            out = {"type": "board_unsure"}
         case ViewBlocked():
             out = {"type": "view_blocked"}
         case ButtonPressed():
@@ -125,6 +126,19 @@ def event_to_json(event: Event) -> dict[str, Any]:
     if event.t:
         out["t"] = event.t
     return out
+
+
+def board_to_json(board: Board) -> dict[str, Any]:
+    """A board as the keys of a `board` line (without its type)."""
+    if isinstance(board, BackgammonBoard):
+        return {
+            "points": list(board.points),
+            "bar": {"white": board.bar_white, "black": board.bar_black},
+            "off": {"white": board.off_white, "black": board.off_black},
+        }
+    if isinstance(board, MaednBoard):
+        return {"pieces": [list(p) for p in board.pieces]}
+    raise TypeError(f"not a board: {board!r}")
 
 
 def dumps(event: Event) -> str:
@@ -207,6 +221,27 @@ def _dice(obj: dict[str, Any], t: float) -> DiceObserved:
 
 
 def _board(obj: dict[str, Any], t: float) -> BoardObserved:
+    return BoardObserved(board=_board_of(obj), t=t)
+
+
+def _board_candidates(obj: dict[str, Any], t: float) -> BoardCandidates:
+    boards = obj.get("boards")
+    if not isinstance(boards, list) or not 2 <= len(boards) <= 3:
+        raise TableLogError("'boards' must list 2 or 3 boards")
+    found = []
+    for i, board in enumerate(boards):
+        if not isinstance(board, dict):
+            raise TableLogError(f"'boards[{i}]' must be an object like a board line")
+        try:
+            found.append(_board_of(board))
+        except TableLogError as exc:
+            raise TableLogError(f"'boards[{i}]': {exc}") from None
+    if len({type(b) for b in found}) > 1:
+        raise TableLogError("'boards' mixes backgammon and Mensch boards")
+    return BoardCandidates(boards=tuple(found), t=t)
+
+
+def _board_of(obj: dict[str, Any]) -> Board:
     if "points" in obj:
         points = _int_list(obj["points"], "points", -15, 15)
         if len(points) != 24:
@@ -227,7 +262,7 @@ def _board(obj: dict[str, Any], t: float) -> BoardObserved:
         board = MaednBoard(seats)
     else:
         raise TableLogError("a board line needs 'points' (backgammon) or 'pieces' (maedn)")
-    return BoardObserved(board=board, t=t)
+    return board
 
 
 def _side_counts(obj: dict[str, Any], key: str) -> tuple[int, int]:
@@ -279,6 +314,8 @@ _PARSERS = {
     "new_game": _new_game,
     "dice": _dice,
     "board": _board,
+    "board_candidates": _board_candidates,
+    "board_unsure": lambda obj, t: BoardUnsure(t=t),
     "view_blocked": lambda obj, t: ViewBlocked(t=t),
     "button": _button,
     "die_thrown": lambda obj, t: DieThrown(t=t),

@@ -162,6 +162,11 @@ def message_for(
             return _message(say("display.illegal", seat=who(signal.seat)),
                             signal.reason.text(lang),
                             fields=say("display.fields", fields=fields) if fields else "")
+        case s.BoardChoice():
+            plays = [f"{'>' if i == signal.shown else ' '} {play or '-'}"
+                     for i, play in enumerate(signal.plays)]
+            return _message(say("display.choice", shown=signal.shown + 1,
+                                count=len(signal.plays)), *plays, say("display.choice_keys"))
         case s.BoardDiffers():
             return _message(say("display.board_differs"),
                             fields=say("display.fields", fields=", ".join(signal.fields)))

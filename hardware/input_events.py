@@ -42,7 +42,12 @@ class _Edges:
 
 
 class InputEvents:
-    """Wires every button and the dice tray of `devices` to `events` until `close`."""
+    """Wires every button and the dice tray of `devices` to `events` until `close`.
+
+    Undo and the seats' done buttons know a long press (held `long_press_s`): they report a
+    short press when released, a long one while held (a long done takes the play shown when
+    the table offers a choice); the other buttons report at once when pressed.
+    """
 
     def __init__(
         self,
@@ -60,7 +65,7 @@ class InputEvents:
         for name, button in devices.buttons.items():
             self._wire(button, name, None, pinmap.bounce_s, long_allowed=name is Name.UNDO)
         for seat, button in devices.done_buttons.items():
-            self._wire(button, Name.DONE, seat, pinmap.bounce_s, long_allowed=False)
+            self._wire(button, Name.DONE, seat, pinmap.bounce_s, long_allowed=True)
         devices.dice_tray.when_activated = self._shake
 
     def _wire(

@@ -98,7 +98,7 @@ class SignalOutputs:
             self.devices.buzzer.beep(on_time=on, off_time=off, n=count)
         elif isinstance(signal, s.BoardDiffers):
             self._only(signal.seat, "fast")
-        elif isinstance(signal, s.Reroll | s.ThreeTries | s.ExtraRoll):
+        elif isinstance(signal, s.Reroll | s.ThreeTries | s.ExtraRoll | s.BoardChoice):
             self._only(signal.seat, "slow")
         elif isinstance(signal, s.GameOver):
             self._only(signal.order[0] if signal.order else None, "pulse")

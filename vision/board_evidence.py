@@ -5,7 +5,7 @@ Mensch field; empty or 1..15 checkers of either colour for a backgammon lane), c
 the pixel labels of `vision.board_look.classify` in the field's disc or along its lane. The
 free reading takes each field's most likely state; `BoardEvidence.score(board)` adds up the
 log-probabilities of the states a given board puts on the fields, so the referee can hold a
-frame against every legal result of a turn (docs/vision.md, "Unsure readings").
+frame against every legal result of a turn (docs/vision.md, "When the reading is unsure").
 """
 
 from __future__ import annotations
@@ -82,6 +82,11 @@ class MaednEvidence:
             return self.log_likelihood(occupancy(self.geo, board))
         except ValueError:
             return -math.inf
+
+    def best_score(self) -> float:
+        """The score of the free reading: each field's likeliest state, whatever board that
+        makes (no board scores higher; the referee measures how far a board falls short)."""
+        return float(self.logp.max(axis=1).sum())
 
     def state(self, i: int) -> int:
         return int(np.argmax(self.logp[i]))
@@ -190,6 +195,11 @@ class LaneEvidence:
     names: tuple[str, ...]
     logp: np.ndarray  # (L, 31)
     unexplained: np.ndarray  # (L,)
+
+    def best_score(self) -> float:
+        """The score of the free reading: each lane's likeliest count, whatever board that
+        makes (no board scores higher)."""
+        return float(self.logp.max(axis=1).sum())
 
     def count(self, i: int) -> tuple[str, int]:
         s = int(np.argmax(self.logp[i]))

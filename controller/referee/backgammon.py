@@ -124,11 +124,17 @@ class BackgammonReferee(TurnReferee[bg.Position]):
         verdict = self.state.pos.judge(board, self.state.dice)
         return verdict.legal, verdict.play, verdict.reason
 
+    def results(self) -> list[Board]:
+        return [after.to_board() for after in self.state.pos.legal_results(self.state.dice)]
+
+    def notation(self, play: bg.Play) -> str:
+        return str(play)
+
     def accept_play(self, play: bg.Play) -> list[Signal]:
         seat = self.seat()
         dice = self.state.dice
         after = self.state.pos.apply(play)
-        out: list[Signal] = [PlayAccepted(seat, str(play))]
+        out: list[Signal] = [PlayAccepted(seat, self.notation(play))]
         result = after.result()
         if result is not None:
             self.state = replace(self.state, pos=after, phase=Phase.OVER, dice=())

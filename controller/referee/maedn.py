@@ -135,12 +135,19 @@ class MaednReferee(TurnReferee[maedn.Position]):
         verdict = self.state.pos.judge(board, self.state.dice)
         return verdict.legal, verdict.play, verdict.reason
 
+    def results(self) -> list[Board]:
+        pos, die = self.state.pos, self.state.dice[0]
+        moves = pos.legal_plays(die)
+        return [pos.apply(move, die).to_board() for move in moves] or [pos.to_board()]
+
+    def notation(self, play: maedn.Move | None) -> str:
+        return move_notation(play) if play is not None else ""
+
     def accept_play(self, play: maedn.Move | None) -> list[Signal]:
         seat = self.seat()
         die = self.state.dice[0]
         after = self.state.pos.apply(play, die)
-        notation = move_notation(play) if play is not None else ""
-        return [PlayAccepted(seat, notation), *self._next(after, seat, die)]
+        return [PlayAccepted(seat, self.notation(play)), *self._next(after, seat, die)]
 
     def _next(self, after: maedn.Position, seat: int, die: int) -> list[Signal]:
         if after.is_over():

@@ -20,7 +20,14 @@ from controller.rules.errors import RulesError
 from controller.rules.games import Game, game_named
 from controller.rules.match import Match
 from controller.words.buttons import Button
-from controller.words.events import ButtonPressed, DiceObserved, ElectronicRoll, Event, NewGame
+from controller.words.events import (
+    Board,
+    ButtonPressed,
+    DiceObserved,
+    ElectronicRoll,
+    Event,
+    NewGame,
+)
 from controller.words.reasons import reason
 from controller.words.signals import Signal
 
@@ -60,6 +67,15 @@ class Referee:
     def rules(self) -> Game | None:
         """The game being judged (how many dice a roll has, ...), None before the first."""
         return self.game.game if self.game else None
+
+    def candidate_boards(self) -> tuple[Board, ...]:
+        """The distinct boards the legal plays of the open turn leave (the unchanged board only
+        when nothing can move); () when the referee waits for no play."""
+        return self.game.candidate_boards() if self.game else ()
+
+    def position_board(self) -> Board | None:
+        """The board the position before the open play shows; None before the first game."""
+        return self.game.board_of(self.game.state.pos) if self.game else None
 
     def handle(self, event: Event) -> list[Signal]:
         if isinstance(event, NewGame):

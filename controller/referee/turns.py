@@ -7,7 +7,12 @@ board is judged and what follows an accepted play; this module owns when judging
   player presses done, when the next roll arrives, or (no done button) after the settle time;
 * dice seen while a hand is over the board belong to the player still moving and are ignored;
 * after an illegal play the table waits until the board is back at the position before the
-  play (or shows a legal result), listing the fields that still differ.
+  play (or shows a legal result), listing the fields that still differ;
+* a board read unsurely that two or three legal results fit about equally (`BoardCandidates`)
+  is offered to the seat on turn: its done button shows the next, a long press takes the one
+  shown; a board read surely ends the choice (the players fixed the board);
+* a board no legal result fits clearly (`BoardUnsure`) is no board: done and the next roll
+  wait, and the players are asked to check the pieces, until a board is read.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from controller.rules.games import Game
 from controller.words.buttons import Button
 from controller.words.events import (
     Board,
+    BoardCandidates,
     BoardObserved,
+    BoardUnsure,
     ButtonPressed,
     DiceObserved,
     ElectronicRoll,
@@ -40,6 +47,7 @@ from controller.words.signals import (
     EXPECT_MOVE,
     EXPECT_ROLL,
     EXPECT_SETUP,
+    BoardChoice,
     BoardDiffers,
     DiceAccepted,
     Illegal,
@@ -64,6 +72,8 @@ UNDONE = reason("referee.undone")
 NOTHING_TO_UNDO = reason("referee.nothing_to_undo")
 FOREIGN_BOARD = reason("referee.foreign_board")
 GAME_IS_OVER = reason("referee.game_over")
+CHOOSE_FIRST = reason("referee.choose_first")
+BOARD_UNSURE = reason("referee.board_unsure")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,12 +107,15 @@ class TurnState(Generic[PosT]):
     dice: tuple[int, ...] = ()
     board: Board | None = None  # last stable reading
     stable: bool = True  # False while a hand is over the board
+    unsure: bool = False  # the board is read, but not surely enough to judge
     board_t: float = 0.0  # when `board` was read
     done_pending: bool = False
     differs: bool = False  # the last reading differed from what must stand
     first_roll_done: bool = False
     unseen: bool = False  # plays were passed without the camera: the position is not known
     match: Any = None  # game-level state (backgammon: the Match with cube and score)
+    choice: tuple[Board, ...] = ()  # legal results an unsure reading fits alike, to choose from
+    shown: int = 0  # the one of `choice` on the display
 
 
 class TurnReferee(Generic[PosT]):
@@ -114,6 +127,7 @@ class TurnReferee(Generic[PosT]):
         self.settings = settings
         self.state: TurnState[PosT] = TurnState(pos=pos, phase=Phase.ROLL)
         self.history: list[TurnState[PosT]] = []
+        self._results: tuple[PosT, tuple[int, ...], tuple[Board, ...]] | None = None
 
     @classmethod
     def start(
@@ -141,6 +155,15 @@ class TurnReferee(Generic[PosT]):
 
     def accept_play(self, play: Any) -> list[Signal]:
         """Apply a legal play, announce it and whoever rolls next (or the end)."""
+        raise NotImplementedError
+
+    def results(self) -> list[Board]:
+        """The boards the legal plays of the stored dice leave; the unchanged board only when
+        nothing can move."""
+        raise NotImplementedError
+
+    def notation(self, play: Any) -> str:
+        """A legal play as `PlayAccepted` writes it."""
         raise NotImplementedError
 
     def illegal_stands(self, board: Board) -> list[Signal] | None:
@@ -184,6 +207,17 @@ class TurnReferee(Generic[PosT]):
         """Take `board` as the position, the seat on turn to roll (raises RulesError)."""
         raise NotImplementedError
 
+    def candidate_boards(self) -> tuple[Board, ...]:
+        """The distinct boards a legal play of the open turn leaves, for holding an unsure
+        reading against (`controller/table/board_scoring.py`); () when no play is open."""
+        s = self.state
+        if s.phase not in (Phase.MOVE, Phase.CORRECT) or s.unseen or not s.dice:
+            return ()
+        cached = self._results
+        if cached is None or cached[0] is not s.pos or cached[1] != s.dice:
+            cached = self._results = (s.pos, s.dice, tuple(dict.fromkeys(self.results())))
+        return cached[2]
+
     # ---- the cycle ------------------------------------------------------------------------
 
     def handle(self, event: Event) -> list[Signal]:
@@ -200,6 +234,10 @@ class TurnReferee(Generic[PosT]):
                 out += self._opening(event)
             case BoardObserved():
                 out += self._board(event)
+            case BoardCandidates():
+                out += self._candidates(event)
+            case BoardUnsure():
+                out += self._unsure()
             case ViewBlocked():
                 self.state = replace(self.state, stable=False)
             case ButtonPressed():
@@ -217,8 +255,10 @@ class TurnReferee(Generic[PosT]):
         if (
             s.phase is Phase.MOVE
             and s.stable
+            and not s.unsure
             and s.board is not None
             and t - s.board_t >= self.settings.settle_time
+            and not s.choice
             and s.board != self.board_of(s.pos)
         ):
             return self._judge_now()
@@ -234,6 +274,10 @@ class TurnReferee(Generic[PosT]):
             if not s.stable:
                 log.info("dice %s ignored: the mover's hand is over the board", event.values)
                 return []
+            if s.choice:  # the play is not known yet: nothing can be judged
+                return [notice(CHOOSE_FIRST), self._choice()]
+            if s.unsure:
+                return [notice(BOARD_UNSURE)]
             out = self._next_roll_judges()
             if self.state.phase is not Phase.ROLL:
                 return out
@@ -277,7 +321,8 @@ class TurnReferee(Generic[PosT]):
 
     def _board(self, event: BoardObserved) -> list[Signal]:
         s = self.state
-        self.state = s = replace(s, board=event.board, stable=True, board_t=event.t)
+        self.state = s = replace(s, board=event.board, stable=True, board_t=event.t, choice=(),
+                                 shown=0, unsure=False)
         if s.phase is Phase.OVER:
             return []
         if s.unseen:
@@ -295,6 +340,45 @@ class TurnReferee(Generic[PosT]):
                 return self._judge_now()
             return [Turn(self.seat(), EXPECT_MOVE)]
         return self._correct_differs(event.board)
+
+    def _candidates(self, event: BoardCandidates) -> list[Signal]:
+        """Legal results an unsure reading fits about equally: the seat on turn chooses (one
+        legal result left: it is the board read). Boards the rules do not allow are dropped,
+        so no choice can make an illegal play legal."""
+        s = self.state
+        if s.phase not in (Phase.MOVE, Phase.CORRECT) or s.unseen:
+            return []
+        legal = tuple(b for b in dict.fromkeys(event.boards) if self._safe_judge(b)[0])
+        if len(legal) <= 1:
+            return self._board(BoardObserved(legal[0], event.t)) if legal else []
+        if not self.settings.done_button:  # nothing to choose with: the players fix the board
+            return [notice(BOARD_UNSURE)]
+        self.state = replace(s, choice=legal, shown=0, stable=True, board_t=event.t,
+                             done_pending=False, unsure=False)
+        return [self._choice()]
+
+    def _unsure(self) -> list[Signal]:
+        """No legal result fits the board read: it is not judged, whatever was read before."""
+        s = self.state
+        if s.phase not in (Phase.MOVE, Phase.CORRECT) or s.unseen:
+            return []
+        self.state = replace(s, unsure=True, stable=True, choice=(), shown=0)
+        return [notice(BOARD_UNSURE)]
+
+    def _choice(self) -> BoardChoice:
+        s = self.state
+        plays = tuple(self.notation(self._safe_judge(board)[1]) for board in s.choice)
+        return BoardChoice(self.seat(), s.shown, plays)
+
+    def _choose(self, long: bool) -> list[Signal]:
+        """Done during a choice: a press shows the next play, a long press takes the shown."""
+        s = self.state
+        if not long:
+            self.state = replace(s, shown=(s.shown + 1) % len(s.choice))
+            return [self._choice()]
+        board = s.choice[s.shown]
+        self.state = replace(s, board=board, choice=(), shown=0, phase=Phase.MOVE, differs=False)
+        return self._judge_now()
 
     def _check_standing(self, board: Board) -> list[Signal]:
         """Before a roll the board must show the position (the start position at set-up)."""
@@ -332,9 +416,11 @@ class TurnReferee(Generic[PosT]):
             return []
         if event.seat is not None and event.seat != self.seat():
             return [notice(NOT_YOUR_TURN)]
-        if not s.stable:
+        if not s.stable or s.unsure:
             self.state = replace(s, done_pending=True)
-            return [notice(HAND_OVER_BOARD)]
+            return [notice(HAND_OVER_BOARD if not s.stable else BOARD_UNSURE)]
+        if s.choice:
+            return self._choose(event.long)
         return self._judge_now()
 
     def _play_unseen(self, event: PlayUnseen) -> list[Signal]:
@@ -358,7 +444,7 @@ class TurnReferee(Generic[PosT]):
         return [notice(BOARD_TAKEN), *out]
 
     def _judge_now(self) -> list[Signal]:
-        s = self.state
+        self.state = s = replace(self.state, unsure=False, choice=(), shown=0)
         if s.unseen:
             self.state = replace(s, done_pending=False, differs=False)
             return [notice(PLAY_UNSEEN), *self.pass_unseen()]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from controller.referee import TableSettings
+from controller.referee.maedn import move_notation
 from controller.rules.games import BACKGAMMON, Game, game_named
 from controller.sim.illegal import make_illegal
 from controller.words.boards import Board, MaednBoard
@@ -37,6 +38,7 @@ from controller.words.signals import (
     EXPECT_ROLL,
     EXPECT_ROLL_AGAIN,
     EXPECT_SETUP,
+    BoardChoice,
     CubeOffered,
     DiceAccepted,
     GameOver,
@@ -159,6 +161,8 @@ class SimulatedTable:
         doubling, self.doubling = self.doubling, None
         for signal in signals:
             match signal:
+                case BoardChoice():
+                    return self._pick_play(signal)
                 case CubeOffered():
                     self.tally.doubles += 1
                     takes = self.rng.random() < self.habits.take_rate
@@ -325,6 +329,30 @@ class SimulatedTable:
         if not self.settings.done_button:
             return [Tick(t=self._later(self.settings.settle_time + 0.5))]
         return [ButtonPressed(Button.DONE, seat=seat, t=self._later(0.5))]
+
+    def _pick_play(self, signal: BoardChoice) -> list[Event]:
+        """The table read the board unsurely and offers plays: done until the one made is
+        shown, then a long press; a play not offered is shown again (or, illegal, the first
+        offered is taken: the table must never offer such a choice)."""
+        seat = signal.seat
+        made = self._notation_of_play(seat)
+        if made not in signal.plays and self.injected is None:
+            return [ViewBlocked(t=self._later(1.0)), BoardObserved(self.board, t=self._later(1.0))]
+        shown = signal.plays[signal.shown]
+        long = made == shown or made not in signal.plays
+        return [ButtonPressed(Button.DONE, seat=seat, long=long, t=self._later(1.0))]
+
+    def _notation_of_play(self, seat: int) -> str | None:
+        """The play on the board as the table writes it; None when it is not legal."""
+        if self.before is None:
+            return None
+        pos = self.rules.position.from_board(self.before, seat, self.options)
+        verdict = pos.judge(self.board, self.dice)
+        if not verdict.legal:
+            return None
+        if self.rules is BACKGAMMON:
+            return str(verdict.play)
+        return move_notation(verdict.play) if verdict.play is not None else ""
 
     def _put_back(self) -> list[Event]:
         """Back to the board before the play; without a play open (the table misread the

@@ -1,6 +1,7 @@
 """The deterministic heart of the table program: frames and events in, signals out.
 
     frame ─► vision (GameVision) ─► Observation ─► ObservationEvents ─┐
+                                         unsure ─► BoardScoring ──────┤
     buttons, sensors, display-board reports (events) ─────────────────┤
                                                                       ▼
                          journal.append(event) ─► Referee.handle(event) ─► signals ─► listeners
@@ -18,9 +19,10 @@ import numpy as np
 
 from controller.referee import rule_options
 from controller.rules.games import Game, game_named
+from controller.table.board_scoring import BoardScoring, TurnBoards
 from controller.table.notices import RESUMED, notice
 from controller.table.observation_events import ObservationEvents
-from controller.words.events import DieThrown, ElectronicRoll, Event, NewGame
+from controller.words.events import BoardObserved, DieThrown, ElectronicRoll, Event, NewGame
 from controller.words.signals import (
     EXPECT_CORRECT,
     BoardDiffers,
@@ -51,6 +53,8 @@ class Listener(Protocol):
 class Vision(Protocol):
     """Frames to Observations for the game on the table (calibration, reader, stabilizer)."""
 
+    settle_s: float  # how long a reading must hold before it counts
+
     def start_game(self, event: NewGame) -> None: ...
 
     def observe(self, image: np.ndarray, t: float) -> tuple[Any, Any | None]:
@@ -71,7 +75,8 @@ class TablePipeline:
 
     `electronic_die` draws the electronic die's value when the referee asks for it (a fair
     source at the table, a seeded one in the simulator); the value is judged and journaled as
-    an `ElectronicRoll`, so a replay rolls the same.
+    an `ElectronicRoll`, so a replay rolls the same. A board read unsurely is held against the
+    legal results of the open turn (`BoardScoring`) when the referee can name them.
     """
 
     def __init__(
@@ -88,6 +93,7 @@ class TablePipeline:
         self.journal = journal
         self.listeners = list(listeners)
         self.observations = ObservationEvents()
+        self.scoring = BoardScoring(vision.settle_s if vision is not None else 0.0)
         self.rules: Game | None = None  # the game on the table (dice per roll, ...)
         self.last_turn: Turn | None = None
         self.game_over = False
@@ -102,9 +108,20 @@ class TablePipeline:
             listener.on_frame(t, image)
         observation, stable = self.vision.observe(image, t)
         out: list[Signal] = []
-        for event in self.observations.update(observation, stable, t):
+        events = self.observations.update(observation, stable, t)
+        for event in events + self._scored(observation, t):
             out += self.handle(event, "vision")
         return out
+
+    def _scored(self, observation: Any, t: float) -> list[Event]:
+        """What the legal results of the open turn make of an unsure reading."""
+        if not isinstance(self.referee, TurnBoards):
+            return []
+        found = self.scoring.update(observation, self.referee, t)
+        for event in found:
+            # the referee now holds this board (or a choice): the next sure reading is news
+            self.observations.board = event.board if isinstance(event, BoardObserved) else None
+        return found
 
     def handle(self, event: Event, source: str = "input") -> list[Signal]:
         """Journal the event first (a power cut loses at most this one), then judge it."""
@@ -139,6 +156,7 @@ class TablePipeline:
         except ValueError:  # the referee names what is wrong with the event
             electronic = False
         self.observations = ObservationEvents(physical_dice=not electronic)
+        self.scoring.forget()
         if self.vision is not None:
             self.vision.start_game(event)
 

@@ -10,7 +10,9 @@ re-exported here.
 from controller.words.boards import BackgammonBoard, Board, MaednBoard
 from controller.words.buttons import TABLE_BUTTONS, Button
 from controller.words.events import (
+    BoardCandidates,
     BoardObserved,
+    BoardUnsure,
     ButtonPressed,
     DiceObserved,
     DieThrown,
@@ -30,7 +32,9 @@ __all__ = [
     "TABLE_BUTTONS",
     "BackgammonBoard",
     "Board",
+    "BoardCandidates",
     "BoardObserved",
+    "BoardUnsure",
     "Button",
     "ButtonPressed",
     "DiceObserved",

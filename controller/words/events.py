@@ -42,6 +42,25 @@ class BoardObserved:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardCandidates:
+    """A board read too unsurely to be taken, which two or three legal results of the turn
+    fit about equally (`controller/table/board_scoring.py`): the players choose one with the
+    seat's done button. Only legal results ever come here, best fit first."""
+
+    boards: tuple[Board, ...]
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BoardUnsure:
+    """The board is not read surely and no legal result of the open turn fits it clearly
+    (`controller/table/board_scoring.py`): the referee holds no board until one is read, and
+    asks the players to check the pieces."""
+
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class ViewBlocked:
     """A hand, arm or shadow hides the board: nothing on it can be judged now."""
 
@@ -114,6 +133,8 @@ Event = (
     NewGame
     | DiceObserved
     | BoardObserved
+    | BoardCandidates
+    | BoardUnsure
     | ViewBlocked
     | ButtonPressed
     | DieThrown
@@ -127,6 +148,8 @@ EVENT_TYPES: dict[str, type] = {
     "new_game": NewGame,
     "dice": DiceObserved,
     "board": BoardObserved,
+    "board_candidates": BoardCandidates,
+    "board_unsure": BoardUnsure,
     "view_blocked": ViewBlocked,
     "button": ButtonPressed,
     "die_thrown": DieThrown,
@@ -140,7 +163,9 @@ __all__ = [
     "EVENT_TYPES",
     "BackgammonBoard",
     "Board",
+    "BoardCandidates",
     "BoardObserved",
+    "BoardUnsure",
     "ButtonPressed",
     "DiceObserved",
     "DieThrown",

@@ -108,6 +108,17 @@ class BoardDiffers(Signal):
 
 
 @dataclass(frozen=True, slots=True)
+class BoardChoice(Signal):
+    """The board was read unsurely and these legal plays fit it about equally: `shown` (from 0)
+    is the one on the display; the seat's done button shows the next, a long press takes it."""
+
+    type: ClassVar[str] = "board_choice"
+    seat: int
+    shown: int
+    plays: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Reroll(Signal):
     """The dice must be thrown again (a cocked die, a die outside the tray)."""
 

@@ -17,7 +17,9 @@ from controller.table_log import (
 )
 from controller.words.events import (
     BackgammonBoard,
+    BoardCandidates,
     BoardObserved,
+    BoardUnsure,
     ButtonPressed,
     DiceObserved,
     DieThrown,
@@ -84,11 +86,24 @@ def test_optional_time_on_every_line() -> None:
         ('{"type": "new_game", "game": "backgammon", "players": 3}', "'players'"),
         ('{"type": "tick", "t": "soon"}', "'t'"),
         ('{"type": "board", "pieces": [[1, 2, 3, 4, 5], [-1, -1, -1, -1]]}', "at most 4 pieces"),
+        ('{"type": "board_candidates", "boards": [{"pieces": [[0], [1]]}]}', "2 or 3 boards"),
+        ('{"type": "board_candidates", "boards": [{"pieces": [[0], [1]]}, {"points": [0]}]}',
+         "'points' must list 24 points, got 1"),
+        ('{"type": "board_candidates", "boards": [{"pieces": [[0], [1]]}, {"points": '
+         + json.dumps(START) + '}]}', "mixes"),
     ],
 )
 def test_bad_lines_name_the_problem(line: str, names: str) -> None:
     with pytest.raises(TableLogError, match=names.replace("(", r"\(").replace(".", r"\.")):
         parse_line(line)
+
+
+def test_unsure_readings_are_lines_of_their_own() -> None:
+    line = ('{"type": "board_candidates", "boards": '
+            '[{"pieces": [[0], [-1]]}, {"pieces": [[1], [-1]]}]}')
+    assert parse_line(line) == BoardCandidates((MaednBoard(((0,), (-1,))),
+                                                MaednBoard(((1,), (-1,)))))
+    assert parse_line('{"type": "board_unsure", "t": 2.5}') == BoardUnsure(t=2.5)
 
 
 def test_read_lines_goes_on_after_a_bad_line() -> None:
@@ -100,6 +115,11 @@ def test_read_lines_goes_on_after_a_bad_line() -> None:
 
 dice = st.lists(st.integers(1, 6), min_size=1, max_size=2).map(tuple)
 times = st.floats(0, 1e6, allow_nan=False).map(lambda x: round(x, 3))
+maedn_boards = st.lists(
+    st.lists(st.integers(-1, 43), min_size=4, max_size=4).map(lambda p: tuple(sorted(p))),
+    min_size=2,
+    max_size=4,
+).map(lambda seats: MaednBoard(tuple(seats)))
 events = st.one_of(
     st.builds(
         NewGame,
@@ -137,15 +157,7 @@ events = st.one_of(
         ),
         t=times,
     ),
-    st.builds(
-        BoardObserved,
-        board=st.lists(
-            st.lists(st.integers(-1, 43), min_size=4, max_size=4).map(lambda p: tuple(sorted(p))),
-            min_size=2,
-            max_size=4,
-        ).map(lambda seats: MaednBoard(tuple(seats))),
-        t=times,
-    ),
+    st.builds(BoardObserved, board=maedn_boards, t=times),
     st.builds(
         ButtonPressed,
         name=st.sampled_from(["done", "undo", "roll", "new_game"]),
@@ -153,6 +165,12 @@ events = st.one_of(
         long=st.booleans(),
         t=times,
     ),
+    st.builds(
+        BoardCandidates,
+        boards=st.lists(maedn_boards, min_size=2, max_size=3, unique=True).map(tuple),
+        t=times,
+    ),
+    st.builds(BoardUnsure, t=times),
     st.builds(ViewBlocked, t=times),
     st.builds(DieThrown, t=times),
     st.builds(Tick, t=times),

@@ -29,6 +29,7 @@ SIGNALS = [
     s.CubeOffered(0, 2),
     s.CubeTaken(1, 2),
     s.GameOver((0, 1), "drop", 1, (1, 0)),
+    s.BoardChoice(0, 1, ("8/5 6/5", "24/21 6/5", "13/10 6/5")),
 ]
 
 
@@ -133,6 +134,15 @@ def test_every_reason_to_roll_again_shows_whole(lang: str) -> None:
     for why in reasons:
         lines = first_page(turns.reroll(1, why), lang)
         assert _words(lines[1:]) == why.text(lang).split(), lines
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_a_choice_lists_every_play_marks_the_shown_one_and_names_the_buttons(lang: str) -> None:
+    choice = s.BoardChoice(1, 1, ("8/5 6/5", "24/21 6/5"))
+    rows = [row for page in pages_for(choice, lang) or () for row in page]
+    assert rows[0] == ("Welcher Zug? 2/2" if lang == "de" else "Which play? 2/2")
+    assert "  8/5 6/5" in rows and "> 24/21 6/5" in rows
+    assert any(("Fertig" if lang == "de" else "done") in row for row in rows[3:])
 
 
 def test_unknown_language_is_refused() -> None:

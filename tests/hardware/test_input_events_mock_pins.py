@@ -74,10 +74,25 @@ def test_done_buttons_carry_their_seat() -> None:
     with mock_table() as (devices, factory):
         events: queue.Queue = queue.Queue()
         InputEvents(devices, events)
-        gpio(factory, devices.pinmap.seats[2].done).drive_low()
+        done = gpio(factory, devices.pinmap.seats[2].done)
+        done.drive_low()
+        done.drive_high()  # done, like undo, tells a short press on release
         gpio(factory, devices.pinmap.new_game).drive_low()
-        got = [(e.name, e.seat) for e in _drain(events)]
-        assert got == [("done", 2), ("new_game", None)]
+        got = [(e.name, e.seat, e.long) for e in _drain(events)]
+        assert got == [("done", 2, False), ("new_game", None, False)]
+
+
+def test_done_held_is_a_long_press_of_that_seat() -> None:
+    pinmap = dataclasses.replace(load_pinmap(), long_press_s=0.2)
+    with mock_table(pinmap) as (devices, factory):
+        events: queue.Queue = queue.Queue()
+        InputEvents(devices, events)
+        done = gpio(factory, pinmap.seats[1].done)
+        done.drive_low()
+        held = events.get(timeout=2)
+        done.drive_high()
+        assert (held.name, held.seat, held.long) == ("done", 1, True)
+        assert _drain(events) == []  # no short press after a long one
 
 
 def test_undo_short_press_on_release_and_long_press_while_held() -> None:

@@ -342,6 +342,7 @@ class ReadingTap:
     def __init__(self, vision: GameVision, own_set: OwnSet) -> None:
         self.vision = vision
         self.own_set = own_set
+        self.settle_s = vision.settle_s
 
     def start_game(self, event: NewGame) -> None:
         self.vision.start_game(event)

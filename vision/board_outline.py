@@ -69,12 +69,19 @@ def fit_sides(quad: Quad, edge_points: np.ndarray, band: float = 4.0) -> Quad:
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
                                      0.01).ravel()
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    return _corners_of(lines, quad)
+
+
+def _corners_of(lines: list[tuple[np.ndarray, np.ndarray]], fallback: np.ndarray
+                ) -> np.ndarray:
+    """Where each side line (point, direction) meets the one before; `fallback`'s corner
+    where two sides run parallel."""
     corners = []
     for i in range(4):
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
         mat = np.array([d1, -d2]).T
         if abs(np.linalg.det(mat)) < 1e-9:
-            corners.append(quad[i])
+            corners.append(fallback[i])
             continue
         s, _ = np.linalg.solve(mat, p2 - p1)
         corners.append(p1 + s * d1)
@@ -217,16 +224,7 @@ def _refine_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
         if normal @ (centre - np.array([x0, y0])) < 0:
             normal = -normal
         lines.append((np.array([x0, y0]) + OUTLINE_INSET_PX * normal, np.array([vx, vy])))
-    out = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        mat = np.array([d1, -d2]).T
-        if abs(np.linalg.det(mat)) < 1e-9:
-            out.append(approx[i])
-            continue
-        s, _ = np.linalg.solve(mat, p2 - p1)
-        out.append(p1 + s * d1)
-    return np.array(out)
+    return _corners_of(lines, approx)
 
 
 def outline_corners(outline: tuple[np.ndarray, np.ndarray], lens: Lens) -> np.ndarray:

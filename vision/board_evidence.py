@@ -237,13 +237,15 @@ class LaneEvidence:
 
 def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows: LaneRows,
                   value: np.ndarray, white: int, black: int,
-                  rings: RingScores | None = None, levels: EdgeLevels | None = None,
+                  rings: RingScores | None = None,
+                  levels: tuple[EdgeLevels | None, EdgeLevels | None] = (None, None),
                   ) -> LaneEvidence:
     """`labels`: (P, A) pixel labels across all lanes' rows, lane i's rows at `bounds[i]`;
     `value`: (P,) brightness along the lanes' axes (for the rims between overlapping
     checkers); `white`/`black`: their labels; `rings` how strongly a checker's rim shows where
     each lane's checkers would start (`vision.lane_rings`), weighed with the calibration's
-    `levels`."""
+    `levels` for white and for black checkers (a white checker on a cream point draws a far
+    fainter rim than a black one; None: that colour's rims are not used)."""
     changed = ((labels != BACKGROUND) & (labels != SHADOW)).mean(axis=1)
     occupied_all = changed - (1 - WEAK_OCCUPIED) * (labels == WEAK).mean(axis=1)
     starts = np.array([a for a, _ in bounds])
@@ -259,20 +261,26 @@ def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows:
     for i, (lane, (a, b)) in enumerate(zip(rows.lanes, bounds, strict=True)):
         along, occupied = rows.along[i], occupied_all[a:b]
         if lane.compress:
-            p_ring = (None if levels is None or rings is None else
-                      levels.p_piece(np.array([rings.near(i, k * lane.pitch)
-                                              for k in range(lane.row)])))
-            counts = _slot_logp(lane, along, occupied, rows.lean[i], p_ring)
-            counts = counts + _rim_logp(lane, along, value[a:b], counts)
+            near = (None if rings is None else
+                    np.array([rings.near(i, k * lane.pitch) for k in range(lane.row)]))
+            per_colour = []
+            for colour_levels in levels:
+                p_ring = None if near is None or colour_levels is None else \
+                    colour_levels.p_piece(near)
+                counts = _slot_logp(lane, along, occupied, rows.lean[i], p_ring)
+                counts = counts + _rim_logp(lane, along, value[a:b], counts)
+                per_colour.append(counts - counts[0])  # against the lane lying empty
+            counts_w, counts_b = per_colour
         else:
             counts = _count_logp(lane, along, occupied, rows.top_lean[i])
-        logps[i, 0] = counts[0]
+            counts_w = counts_b = counts - counts[0]
+        logps[i, 0] = 0.0
         allowed = {"bar_white": "white", "off_white": "white", "bar_black": "black",
                    "off_black": "black"}.get(lane.name)
         if allowed != "black":
-            logps[i, 1:MOST + 1] = counts[1:] + colour_w[i]
+            logps[i, 1:MOST + 1] = counts_w[1:] + colour_w[i]
         if allowed != "white":
-            logps[i, MOST + 1:] = counts[1:] + colour_b[i]
+            logps[i, MOST + 1:] = counts_b[1:] + colour_b[i]
     names = tuple(lane.name for lane in rows.lanes)
     return LaneEvidence(names, _normalise(logps), bad)
 

@@ -129,8 +129,10 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         height_measured=camera_height_mm is not None)
     reader = FrameReader(calib, players=calib.players, dice_reader=None)
     if isinstance(geo, BackgammonGeometry):
-        levels = learn_levels(reader.ring_scores(lit), geo.lanes(),
-                              lane_counts(start))  # type: ignore[arg-type]
+        rims = learn_levels(reader.ring_scores(lit), geo.lanes(),
+                            lane_counts(start))  # type: ignore[arg-type]
+        calib = dataclasses.replace(calib, rim_levels=rims)
+        levels = None
     else:
         scores = reader.field_edges(structure(lit))
         taken = occupancy(geo, start)  # type: ignore[arg-type]

@@ -56,6 +56,8 @@ class Calibration:
     colours_in_play: tuple[int, ...] = ()  # Mensch: the colour of each learned piece colour
     players: int = 2  # seats of the position calibrated on (its board's shape)
     edge_levels: EdgeLevels | None = None  # how a piece's new edges score
+    #: Backgammon: how white's and black's checker rims score (None: as `edge_levels`).
+    rim_levels: tuple[EdgeLevels | None, EdgeLevels | None] | None = None
     empty_source: str = "frame"  # "frame" (an empty-board frame) or "position" (borrowed)
     warnings: tuple[str, ...] = ()
     geometry_file: str | None = None
@@ -104,8 +106,9 @@ class Calibration:
             "geometry_file": self.geometry_file, "lens_kappa": self.lens_kappa,
             "camera_height_mm": self.camera_height_mm, "nadir_mm": list(self.nadir_mm),
             "height_measured": self.height_measured,
-            "edge_levels": (None if self.edge_levels is None
-                            else [self.edge_levels.present, self.edge_levels.absent]),
+            "edge_levels": _levels_json(self.edge_levels),
+            "rim_levels": (None if self.rim_levels is None
+                           else [_levels_json(v) for v in self.rim_levels]),
         }
 
     def save(self, path: Path | str) -> None:
@@ -146,8 +149,10 @@ class Calibration:
                 camera_height_mm=float(data["camera_height_mm"]),
                 nadir_mm=(float(data["nadir_mm"][0]), float(data["nadir_mm"][1])),
                 height_measured=bool(data["height_measured"]),
-                edge_levels=(None if data["edge_levels"] is None
-                             else EdgeLevels(*(float(v) for v in data["edge_levels"][:2]))),
+                edge_levels=_levels(data["edge_levels"]),
+                rim_levels=(None if data.get("rim_levels") is None  # absent in older files
+                            else (_levels(data["rim_levels"][0]),
+                                  _levels(data["rim_levels"][1]))),
             )
         except KeyError as exc:
             raise CalibrationError(f"{path}: calibration lacks key {exc.args[0]!r}") from None
@@ -156,6 +161,14 @@ class Calibration:
         if calib.game not in ("backgammon", "maedn") or len(calib.homography) != 9:
             raise CalibrationError(f"{path}: malformed calibration (game or homography)")
         return calib
+
+
+def _levels_json(levels: EdgeLevels | None) -> list[float] | None:
+    return None if levels is None else [levels.present, levels.absent]
+
+
+def _levels(data: list | None) -> EdgeLevels | None:
+    return None if data is None else EdgeLevels(*(float(v) for v in data[:2]))
 
 
 def die_size_px(to_picture: Callable[[np.ndarray], np.ndarray], width: float,

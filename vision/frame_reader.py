@@ -131,6 +131,7 @@ class FrameReader:
             self.rows = lane_rows(geo, self.pose)
             self.lane_pixels = PixelSet.of(self.empty, self.rows.all_ys, self.rows.all_xs)
             self.rings = ring_places(geo, self.rows)
+            self._rim_levels = calib.rim_levels or (calib.edge_levels, calib.edge_levels)
             self.seat_colours: tuple[int, ...] = ()
         else:
             self.discs = field_discs(geo, self.pose)
@@ -285,7 +286,7 @@ class FrameReader:
         value = warp[r.all_ys[:, centre], r.all_xs[:, centre]].astype(np.float32).sum(axis=1)
         rings = ring_scores(new_structure(edges, self.empty_structure), self.rings)
         return be.lane_evidence(labels.reshape(r.all_ys.shape), r.bounds, r, value,
-                                FIRST_PIECE, FIRST_PIECE + 1, rings, self.calib.edge_levels)
+                                FIRST_PIECE, FIRST_PIECE + 1, rings, self._rim_levels)
 
     def ring_scores(self, warp: np.ndarray) -> RingScores:
         """Per lane, how strongly a checker's rim shows at each mm (for calibration)."""

@@ -7,8 +7,9 @@ and its shadow — is new structure in the picture. Along each lane, at every mi
 the size of a checker is laid where a checker's top would show (its lean included) and scored
 by the edges there that the empty board does not have. A count of checkers predicts rings at
 its positions and none where the next checker would lie; `vision.board_evidence` weighs those
-predictions against the scores. The scale of a ring's score is learned at calibration (rings
-of the checkers the position puts down, against the empty lanes).
+predictions against the scores. The scale of a ring's score is learned at calibration, per
+colour (rings of the checkers the position puts down, against the empty lanes): a white
+checker on a cream point draws a far fainter rim than a black one.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from vision.piece_edges import EdgeLevels
 
 #: Samples on each ring.
 RING_SAMPLES = 24
-#: A ring's score is this percentile of its samples: the rim must show round 70 % of it.
+#: A ring's score is this percentile of its samples: the rim must show round 70 % of it
+#: (of the half of the ring facing along the lane, see `_ring_places`).
 RIM_SHARE = 30
 #: The ring lies this far (mm) inside a checker's edge: the rim's inner bevel and its shadow
 #: line both fall within a millimetre or two of it.
@@ -49,9 +51,13 @@ def ring_places(geo: BackgammonGeometry, rows: LaneRows) -> RingPlaces:
 def _ring_places(geo: BackgammonGeometry, leans: tuple[float, ...]) -> RingPlaces:
     turn = np.linspace(0, 2 * np.pi, RING_SAMPLES, endpoint=False)
     radius = geo.checker_diameter / 2 - RING_INSET
-    circle = np.column_stack([np.cos(turn), np.sin(turn)]) * radius
+    ring = np.column_stack([np.cos(turn), np.sin(turn)]) * radius
     alongs, ys, xs = [], [], []
     for lane, lean in zip(geo.lanes(), leans, strict=True):
+        # Only the half of the rim facing along the lane: the other half of a row's first
+        # checker lies against the frame, whose edge the empty board has already and which
+        # a raised frame hides and shades (the end points p1, p12, p13, p24 read empty).
+        circle = ring[ring @ np.array(lane.direction) >= -1e-6]
         # Rings are looked for where a row's checkers begin (a checker standing on its edge in
         # a tray shows no ring); a flat checker's top shows beyond its centre by the lean.
         starts = [k * lane.pitch for k in range(lane.row + 1)] if lane.compress else []
@@ -84,10 +90,15 @@ def ring_scores(new: np.ndarray, places: RingPlaces) -> RingScores:
     """Per lane, the new structure on each ring laid: a low percentile round the ring, so that
     a rim must show most of the way round and a neighbour touching it on one side does not
     make one."""
-    k = RING_SAMPLES * RIM_SHARE // 100
     return RingScores(places.along, tuple(
-        np.partition(new[ys, xs], k, axis=1)[:, k] if len(ys) else np.empty(0)
+        _low(new[ys, xs]) if len(ys) else np.empty(0)
         for ys, xs in zip(places.ys, places.xs, strict=True)))
+
+
+def _low(samples: np.ndarray) -> np.ndarray:
+    """Per ring, its samples' `RIM_SHARE` percentile."""
+    k = samples.shape[1] * RIM_SHARE // 100
+    return np.partition(samples, k, axis=1)[:, k]
 
 
 #: A checker's rim is looked for this far (mm) before and after where its place begins: the
@@ -96,16 +107,19 @@ RING_SLACK = 6
 
 
 def learn_levels(scores: RingScores, lanes: tuple[Lane, ...], counts: dict[str, int]
-                 ) -> EdgeLevels | None:
-    """From a frame of a known position: the scores where its checkers start, and those on
-    lanes it leaves empty. None when the rims do not stand out (then rims are not used)."""
-    present, absent = [], []
+                 ) -> tuple[EdgeLevels | None, EdgeLevels | None]:
+    """From a frame of a known position: per colour (white, black), the scores where its
+    checkers start, against those on lanes the position leaves empty. A colour's levels are
+    None when its rims do not stand out (then its rims are not used)."""
+    present: tuple[list[float], list[float]] = ([], [])
+    absent = []
     for i, lane in enumerate(lanes):
         if not lane.compress:
             continue
-        n = abs(counts.get(lane.name, 0))
+        n = counts.get(lane.name, 0)
         if n == 0:
             absent.append(scores.scores[i])
-        elif n <= lane.row:
-            present += [scores.near(i, o) for o in lane.offsets(n)]
-    return EdgeLevels.learn(present, np.concatenate(absent) if absent else np.empty(0))
+        elif abs(n) <= lane.row:
+            present[n < 0].extend(scores.near(i, o) for o in lane.offsets(abs(n)))
+    empty = np.concatenate(absent) if absent else np.empty(0)
+    return EdgeLevels.learn(present[0], empty), EdgeLevels.learn(present[1], empty)

@@ -278,3 +278,22 @@ def test_vision_board_exits_1_when_the_calibration_cannot_be_read(tmp_path: Path
     done = spieltisch("vision", "board", str(tmp_path / "x.png"), "--calibration", str(broken),
                       "--json")
     assert done.returncode == 1 and "cal.json" in done.stderr and done.stdout == ""
+
+
+def test_backgammon_rim_levels_round_trip_and_older_files_still_read(tmp_path: Path) -> None:
+    """The per-colour rim levels are kept in the file; a file written before them (no
+    `rim_levels` key) still loads and reads with its one level for both colours."""
+    start, empty, _ = frames("backgammon", 12)
+    calib = calibrate(start, "backgammon", empty=empty)
+    assert calib.rim_levels is not None and all(v is not None for v in calib.rim_levels)
+    path = tmp_path / "calibration.json"
+    calib.save(path)
+    assert Calibration.load(path).rim_levels == calib.rim_levels
+    older = calib.to_json()
+    del older["rim_levels"]
+    older["edge_levels"] = [calib.rim_levels[1].present, calib.rim_levels[1].absent]
+    path.write_text(json.dumps(older), "utf-8")
+    loaded = Calibration.load(path)
+    assert loaded.rim_levels is None and loaded.edge_levels == calib.rim_levels[1]
+    reading = FrameReader(loaded, dice_reader=None).read_board(start)
+    assert reading.board == STANDARD_BACKGAMMON

@@ -58,6 +58,8 @@ IGNORED_ABOVE = 56.0
 #: die (pips, a side face; sizes relative to the die) and groups of dice.
 PART_SIZES = (0.2, 0.55)
 GROUP_SIZES = (1.8, 3.2)
+#: With `--upright` the classifier's crops are turned by at most this many degrees.
+UPRIGHT_TURN = 15.0
 CLASSIFIER_KINDS = ("die",) * 10 + ("part",) * 3 + ("group",) * 2 + ("near",) * 2 + (
     "background",) * 1 + ("hard",) * 2
 
@@ -221,9 +223,12 @@ def mine_hard_negatives(detector_file: Path, sets: dict[str, list[Photo]]) -> in
     return count
 
 
-def classifier_example(p: Photo, rng: random.Random, kind: str) -> tuple[np.ndarray, int]:
+def classifier_example(p: Photo, rng: random.Random, kind: str,
+                       upright: bool = False) -> tuple[np.ndarray, int]:
     """A crop as the reader cuts it, and its class: a jittered die (its value) or one of the
-    kinds that show no die (`CLASSIFIER_KINDS`)."""
+    kinds that show no die (`CLASSIFIER_KINDS`). Turned by any angle, or with `upright` by
+    at most `UPRIGHT_TURN` degrees (the photo's up stays up: seen from the side, a die's top
+    face is the one above its side faces), mirrored left-right half the time."""
     h, w = p.image.shape[:2]
     sizes, centres = p.sizes, p.centres
     if not len(sizes) and kind != "hard":
@@ -262,16 +267,18 @@ def classifier_example(p: Photo, rng: random.Random, kind: str) -> tuple[np.ndar
     if label == dm.NOT_A_DIE and len(sizes):
         near = np.hypot(centres[:, 0] - cx, centres[:, 1] - cy) < 0.3 * sizes
         if (near & (size > 0.7 * sizes) & (size < 1.4 * sizes)).any():
-            return classifier_example(p, rng, "die")  # that "negative" shows a die
-    crop = ds.die_crop(p.image, cx, cy, dm.crop_side(size, size), rng.uniform(0, 360),
-                       rng.random() < 0.5)
+            return classifier_example(p, rng, "die", upright)  # that "negative" shows a die
+    angle = rng.uniform(-UPRIGHT_TURN, UPRIGHT_TURN) if upright else rng.uniform(0, 360)
+    crop = ds.die_crop(p.image, cx, cy, dm.crop_side(size, size), angle, rng.random() < 0.5)
     return colour_jitter(crop, rng, allow_invert=True), label
 
 
 def train_classifier(sets: dict[str, list[Photo]], steps: int, batch: int, seed: int,
-                     lr: float, init: Path | None = None) -> torch.nn.Module:
+                     lr: float, init: Path | None = None,
+                     upright: bool = False) -> torch.nn.Module:
     """Train the crop classifier anew, or fine-tune the exported one in `init` (its batch
-    norms folded and frozen, see `train_dice_model.load_classifier_onnx`)."""
+    norms folded and frozen, see `train_dice_model.load_classifier_onnx`); `upright`: see
+    `classifier_example`."""
     rng = random.Random(seed)
     net = make_classifier() if init is None else load_classifier_onnx(init)
     net.train()
@@ -281,7 +288,7 @@ def train_classifier(sets: dict[str, list[Photo]], steps: int, batch: int, seed:
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     start = time.time()
     for step in range(steps):
-        exs = [classifier_example(pick(sets, rng), rng, rng.choice(CLASSIFIER_KINDS))
+        exs = [classifier_example(pick(sets, rng), rng, rng.choice(CLASSIFIER_KINDS), upright)
                for _ in range(batch)]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         loss, acc = cross_entropy_step(net, opt, sched, x, torch.tensor([e[1] for e in exs]))
@@ -321,6 +328,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mine-with", type=Path,
                         help="the detector whose peaks give the hard negatives (default: the "
                              "one in --out)")
+    parser.add_argument("--upright", action="store_true",
+                        help="train the classifier on crops kept upright (turned at most "
+                             f"{UPRIGHT_TURN:g} degrees), so it can tell a die's top face "
+                             "from its side faces in a photo taken from the side")
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
@@ -341,7 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     log.info("%d hard negatives mined",
              mine_hard_negatives(args.mine_with or detector_file, sets))
     classifier = train_classifier(sets, args.classifier_steps, args.classifier_batch,
-                                  args.seed, args.classifier_lr, args.init_classifier)
+                                  args.seed, args.classifier_lr, args.init_classifier,
+                                  args.upright)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / ds.CLASSIFIER_FILE.name, {0: "batch"})
     if any(held.values()):

@@ -18,8 +18,11 @@ from vision.dice_scale import (
     choose,
     conflicts,
     in_band,
+    photo_die_size,
     pyramid_scales,
+    with_second_opinion,
 )
+from vision.dice import DieReading
 
 
 def die(cx: float, cy: float, size: float, score: float = 0.9) -> dm.Candidate:
@@ -90,6 +93,33 @@ def test_a_candidate_that_is_no_die_is_dropped_and_an_unreadable_die_is_reported
 def test_boxes_are_clipped_to_the_picture() -> None:
     got = choose([die(5, 630, 30)], probs([(0.99, 2, 0.99)]), (640, 640), 0.5, 0.35, 0.8)
     assert got[0].box == (0, 615, 20, 640)
+
+
+def test_the_photo_die_size_is_the_median_of_the_dice_read_with_a_value() -> None:
+    readings = [DieReading(3, (0, 0, 30, 28), 0.9, False),
+                DieReading(5, (100, 100, 134, 140), 0.9, False),  # taller than wide: 40
+                DieReading(1, (200, 200, 236, 236), 0.9, False),
+                DieReading(None, (300, 300, 400, 400), 0.9, True)]  # unread: not counted
+    assert photo_die_size(readings) == 36.0
+    assert photo_die_size(readings[3:]) is None
+    assert photo_die_size([]) is None
+
+
+def test_the_surer_classifier_has_the_larger_say_in_the_value() -> None:
+    own = probs([(0.9, 3, 0.45), (0.8, 2, 0.8)])
+    own[0, 5] = 0.45 - 1e-9  # torn between a 3 and a 5
+    second = probs([(1.0, 5, 0.95), (1.0, 6, 0.3)])
+    got = with_second_opinion(own, second)
+    assert np.argmax(got[:, 1 : dm.COCKED], axis=1).tolist() == [4, 1]  # a 5, a 2
+    assert np.allclose(got[:, dm.NOT_A_DIE], own[:, dm.NOT_A_DIE])  # P(die) is its own
+    assert np.allclose(got[:, 1 : dm.COCKED].sum(axis=1), [0.9, 0.8])
+
+
+def test_two_equally_sure_classifiers_give_the_plain_mean() -> None:
+    own, second = probs([(1.0, 2, 0.6)]), probs([(1.0, 4, 0.6)])
+    got = with_second_opinion(own, second)
+    shares = [p[0, 1 : dm.COCKED] / p[0, 1 : dm.COCKED].sum() for p in (own, second)]
+    assert np.allclose(got[0, 1 : dm.COCKED], (shares[0] + shares[1]) / 2)
 
 
 @pytest.mark.skipif(not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),

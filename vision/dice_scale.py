@@ -10,9 +10,10 @@ die's side face like another die.
 on a pyramid of the picture, each level half the size of the one before, and keeps from each
 level only the candidates whose box comes out in that level's band of sizes. Every candidate
 is then cut from the full picture at its own size and read by a classifier trained on real
-dice of every size and view (`dice_classifier_any.onnx`), which learned pips, pip groups,
-side faces and groups of dice as "not a die" (the sized reader's photo classifier gives a
-second opinion on the value: `with_second_opinion`). Candidates are taken strongest first
+dice of every size and view, kept upright (`dice_classifier_any.onnx`), which learned pips,
+pip groups, side faces and groups of dice as "not a die" (the sized reader's photo classifier
+gives a second opinion on the value, and has the only say in a photo seen from above:
+`with_second_opinion`, `seen_from_above`). Candidates are taken strongest first
 (detector score x the classifier's P(die) x P(value)); one whose centre lies in a taken
 die's box, or whose box holds a taken die's centre, is that die seen at another scale (or a
 part of it) and dropped: one die gives one reading. A second pass then runs the sized
@@ -53,12 +54,17 @@ SHORT_SIDE_DICE = 80.0
 #: And no die is wider than half the picture's short side.
 LARGEST_SHARE = 0.5
 #: The second pass's candidates count only when the classifier is this sure they are dice: on
-#: the train photos 0.97 found 18 of the 90 oblique and 10 of the 16 top-down dice the first
-#: pass missed for 11 more false dice in 295 oblique photos (0.7: 31 and 12 found, 196 more false).
+#: the train photos (with the classifier before the upright one) 0.97 found 19 of the 91
+#: oblique and 10 of the 16 top-down dice the first pass missed, for 14 more false dice in 295
+#: oblique photos (0.9: 25 and 11 found, 58 more false).
 SECOND_PASS_P_DIE = 0.97
 #: Each classifier's say in a die's value is its best value's share to this power
 #: (`with_second_opinion`; 0 would be the plain mean).
 OPINION_POWER = 2.0
+#: A photo with at least this many dice read, their sizes within this factor of each other,
+#: is taken as seen from above (`seen_from_above`): its values are the photos' classifier's.
+ABOVE_DICE = 5
+ABOVE_SPREAD = 1.5
 
 
 def pyramid_scales(height: int, width: int) -> list[float]:
@@ -142,18 +148,21 @@ class AnySizeDiceReader:
     """Finds and reads dice of any size in BGR images; construct once, call `read` per image.
 
     Thresholds as in `vision.dice.DiceReader`: `detect_threshold` on the detector's heat,
-    `die_threshold` on P(die), `read_threshold` on the best value's probability (below it the
-    die is reported unread: `value=None, cocked=True`, so nobody takes a guess for a roll);
-    `views` and `sure` as there. `overlap`: two readings conflict when one's centre lies in
-    the other's box shrunk by it (`conflicts`). `second_opinion`: the value is the weighted
-    mean of this classifier's and the photos' classifier's (`with_second_opinion`).
+    `die_threshold` on P(die) (0.8, not the sized reader's 0.5: on the held-out train photos
+    0.8 dropped 10 of 18 false oblique dice against 0.7 and lost one die), `read_threshold` on
+    the best value's probability (below it the die is reported unread: `value=None,
+    cocked=True`, so nobody takes a guess for a roll); `views` and `sure` as there, for the
+    photos' classifier (the upright any-size one sees an unsure crop mirrored only:
+    `classify_upright`). `overlap`: two readings conflict when one's centre lies in the
+    other's box shrunk by it (`conflicts`). `second_opinion`: the value is the weighted mean
+    of this classifier's and the photos' classifier's (`with_second_opinion`).
     `second_pass_p_die`: the second pass's candidates (the sized detector at the photo's die
     size) count when their P(die) is at least this; None: no second pass. Not thread-safe
     (OpenCV DNN networks).
     """
 
     def __init__(self, model_dir: Path | None = None, *, detect_threshold: float = 0.3,
-                 die_threshold: float = 0.7, read_threshold: float = 0.35, views: int = 8,
+                 die_threshold: float = 0.8, read_threshold: float = 0.35, views: int = 8,
                  sure: float = 0.9, overlap: float = 0.8, second_opinion: bool = True,
                  second_pass_p_die: float | None = SECOND_PASS_P_DIE) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
@@ -161,7 +170,7 @@ class AnySizeDiceReader:
         #: the sized reader's detector, run once more at the photo's own die size
         self._sized_detector = (dm.load_net(folder / dm.DETECTOR_FILE.name)
                                 if second_pass_p_die is not None else None)
-        self.second_pass_p_die = second_pass_p_die
+        self.second_pass_p_die = second_pass_p_die or 0.0
         self._classifier = dm.load_net_with_outputs(
             folder / CLASSIFIER_FILE.name, (1, 3, dm.CROP_SIZE, dm.CROP_SIZE), dm.NUM_CLASSES,
             f"the reader needs {dm.NUM_CLASSES} classes (train it anew with "
@@ -191,49 +200,82 @@ class AnySizeDiceReader:
             raise DiceInputError(f"image is {image.shape[1]}x{image.shape[0]} pixels: too "
                                  f"small to hold a readable die")
         candidates = detect_levels(self._detector, image, self.detect_threshold)
-        probs = self.classify(image, candidates)
-        readings = choose(candidates, probs, image.shape[:2], self.die_threshold,
-                          self.read_threshold, self.overlap)
+        opinions = self.opinions(image, candidates)
+        readings = choose(candidates, with_second_opinion(*opinions), image.shape[:2],
+                          self.die_threshold, self.read_threshold, self.overlap)
+        above = seen_from_above(readings) and self._second is not None
         size = photo_die_size(readings)
-        if size is None or self._sized_detector is None or self.second_pass_p_die is None:
+        if size is not None and self._sized_detector is not None:
+            more = detect_at_size(self._sized_detector, image, size, self.detect_threshold)
+            own, second = self.opinions(image, more)
+            sure = 1.0 - own[:, dm.NOT_A_DIE] >= self.second_pass_p_die
+            if sure.any():
+                candidates = candidates + [c for c, s in zip(more, sure, strict=True) if s]
+                opinions = (np.concatenate([opinions[0], own[sure]]),
+                            np.concatenate([opinions[1], second[sure]]))
+            elif not above:
+                return readings
+        elif not above:
             return readings
-        more = detect_at_size(self._sized_detector, image, size, self.detect_threshold)
-        more_probs = self.classify(image, more)
-        sure = np.flatnonzero(1.0 - more_probs[:, dm.NOT_A_DIE] >= self.second_pass_p_die)
-        if len(sure) == 0:
-            return readings
-        return choose(candidates + [more[i] for i in sure.tolist()],
-                      np.concatenate([probs, more_probs[sure]]), image.shape[:2],
-                      self.die_threshold, self.read_threshold, self.overlap)
+        return choose(candidates, with_second_opinion(*opinions, from_above=above),
+                      image.shape[:2], self.die_threshold, self.read_threshold, self.overlap)
 
-    def classify(self, image: np.ndarray, candidates: list[dm.Candidate]) -> np.ndarray:
+    def opinions(self, image: np.ndarray,
+                 candidates: list[dm.Candidate]) -> tuple[np.ndarray, np.ndarray]:
         """Class probabilities (not-a-die, 1..6, cocked) of each candidate's crop at its own
-        size, one row per candidate."""
+        size, one row per candidate: the any-size classifier's, and the photos' classifier's
+        (the same again without a second opinion)."""
         if not candidates:
-            return np.zeros((0, dm.NUM_CLASSES))
+            return np.zeros((0, dm.NUM_CLASSES)), np.zeros((0, dm.NUM_CLASSES))
         crops = [die_crop(image, c.cx, c.cy, dm.crop_side(c.width, c.height))
                  for c in candidates]
-        probs = classify_views(self._classifier, crops, self.views, self.sure)
-        if self._second is not None:
-            probs = with_second_opinion(
-                probs, classify_views(self._second, crops, self.views, self.sure))
-        return probs
+        own = classify_upright(self._classifier, crops, self.sure)
+        if self._second is None:
+            return own, own
+        return own, classify_views(self._second, crops, self.views, self.sure)
 
 
-def with_second_opinion(own: np.ndarray, second: np.ndarray) -> np.ndarray:
+def classify_upright(net: cv2.dnn.Net, crops: list[np.ndarray], sure: float) -> np.ndarray:
+    """The any-size classifier's probabilities, one row per crop: it learned crops kept
+    upright (seen from the side, a die's top face is the one above its side faces), so a crop
+    whose most likely class is below `sure` is seen again mirrored left-right only, never
+    turned, and the two averaged."""
+    probs = classify_views(net, crops, 1, sure)
+    unsure = np.flatnonzero(probs.max(axis=1) < sure)
+    if len(unsure):
+        mirrored = [crops[i][:, ::-1] for i in unsure.tolist()]
+        probs[unsure] = (probs[unsure] + classify_views(net, mirrored, 1, sure)) / 2
+    return probs
+
+
+def seen_from_above(readings: list[DieReading]) -> bool:
+    """True when at least `ABOVE_DICE` dice were read with a value and their boxes' longer
+    sides lie within a factor `ABOVE_SPREAD` of each other: a photo from the side shows near
+    dice larger than far ones."""
+    sides = [max(r.box[2] - r.box[0], r.box[3] - r.box[1]) for r in readings
+             if r.value is not None]
+    return len(sides) >= ABOVE_DICE and max(sides) <= ABOVE_SPREAD * min(sides)
+
+
+def with_second_opinion(own: np.ndarray, second: np.ndarray,
+                        from_above: bool = False) -> np.ndarray:
     """Class probabilities whose P(die) is the any-size classifier's (`own`: it alone learned
     parts and groups of dice as no die) and whose value is a mean of both classifiers' value
     distributions, each weighted by the square of its own best value's share
     (`OPINION_POWER`): the surer one has the larger say. The sized reader's photo classifier
     (`second`) reads top-down dice well (99 % on its test photos), the any-size one oblique
     dice and side faces; each is unsure mostly where the other is right. On the train photos
-    (with the second pass) the weighted mean read 16 oblique dice of 1204 more right than the
-    plain mean and 1 of 1487 top-down fewer (docs/vision-dice.md, "Dice without a size")."""
+    (second pass, the classifier before the upright one) the weighted mean read 7 oblique dice
+    of 1204 and 2 top-down of 1487 more right than the plain mean (docs/vision-dice.md, "Dice
+    without a size"). `from_above` (`seen_from_above`): the value is the photos' classifier's
+    alone."""
     out = np.zeros_like(own)
     p_die = 1.0 - own[:, dm.NOT_A_DIE]
     shares = [p[:, 1 : dm.COCKED] / np.clip(p[:, 1 : dm.COCKED].sum(axis=1, keepdims=True),
                                             1e-9, None) for p in (own, second)]
     weights = [sh.max(axis=1, keepdims=True) ** OPINION_POWER for sh in shares]
+    if from_above:
+        weights[0] = np.zeros_like(weights[0])
     out[:, dm.NOT_A_DIE] = own[:, dm.NOT_A_DIE]
     out[:, 1 : dm.COCKED] = p_die[:, None] * ((weights[0] * shares[0] + weights[1] * shares[1])
                                               / (weights[0] + weights[1]))

@@ -69,6 +69,19 @@ def test_two_dice_of_a_webcam_frame_are_read_once_each_at_every_size(reader, fac
     assert score_image([(d.value, d.box) for d in got], scaled).all_right, got
 
 
+@pytest.mark.parametrize("name", ["IMG_20191208_112025.jpg", "IMG_20191208_112332.jpg"])
+def test_the_second_pass_at_the_photos_die_size_finds_dice_the_pyramid_missed(reader,
+                                                                              name) -> None:
+    """Top-down tray photos (7 and 25 dice) where every pyramid level boxed a die too small
+    to read it: the sized detector run once more at the photo's median die size finds it.
+    (Train photos: the models saw them.)"""
+    image, labels = photo(TOPDOWN, name)
+    first_pass_only = AnySizeDiceReader(second_pass_p_die=None).read(image)
+    assert score_image([(d.value, d.box) for d in first_pass_only], labels).missed >= 1
+    got = reader.read(image)
+    assert score_image([(d.value, d.box) for d in got], labels).all_right, got
+
+
 def test_vision_dice_without_a_size_reads_a_webcam_frame_as_its_two_dice() -> None:
     """The issue's command on a 1920x1080 webcam frame, no `--die-size`: it used to read it
     as if its 80 px dice were 40 px wide, a pip group a die (13.7 false dice a frame)."""
@@ -84,13 +97,13 @@ def test_vision_dice_without_a_size_reads_a_webcam_frame_as_its_two_dice() -> No
     assert score_image([(d["value"], d["box"]) for d in dice], item.dice).all_right, dice
 
 
-# Measured 2026-12-03 (docs/vision-dice.md, "Dice without a size"), each pinned a die or so
-# below: oblique 418 of 584 right (71.6 %), 56 false dice in 126 photos; webcam 20 of 20, 1
+# Measured 2026-12-04 (docs/vision-dice.md, "Dice without a size"), each pinned a die or so
+# below: oblique 454 of 584 right (77.7 %), 25 false dice in 126 photos; webcam 20 of 20, none
 # false in 10; top-down 300 of 308 (97.4 %), 1 false in 50. Issue 27 asks 97 % and 0.1 false
 # dice a photo on the oblique photos and no worse than the sized reader's 99.0 % on the
 # top-down ones: both not met yet; these pin what is reached so it cannot slip.
 @pytest.mark.parametrize(("folder", "per_die", "false_per_photo"),
-                         [(OBLIQUE, 0.71, 0.46), (WEBCAM, 0.95, 0.2), (TOPDOWN, 0.97, 0.04)],
+                         [(OBLIQUE, 0.775, 0.21), (WEBCAM, 0.95, 0.1), (TOPDOWN, 0.97, 0.04)],
                          ids=["oblique", "webcam", "topdown"])
 def test_test_split_read_without_a_size(reader, folder, per_die: float,
                                         false_per_photo: float) -> None:

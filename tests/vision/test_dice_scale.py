@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vision import dice_model as dm
+from vision.dice import DieReading
 from vision.dice_scale import (
     BAND,
     CLASSIFIER_FILE,
@@ -20,9 +21,9 @@ from vision.dice_scale import (
     in_band,
     photo_die_size,
     pyramid_scales,
+    seen_from_above,
     with_second_opinion,
 )
-from vision.dice import DieReading
 
 
 def die(cx: float, cy: float, size: float, score: float = 0.9) -> dm.Candidate:
@@ -120,6 +121,26 @@ def test_two_equally_sure_classifiers_give_the_plain_mean() -> None:
     got = with_second_opinion(own, second)
     shares = [p[0, 1 : dm.COCKED] / p[0, 1 : dm.COCKED].sum() for p in (own, second)]
     assert np.allclose(got[0, 1 : dm.COCKED], (shares[0] + shares[1]) / 2)
+
+
+def test_seen_from_above_the_values_are_the_photos_classifiers_alone() -> None:
+    own, second = probs([(0.9, 3, 0.89)]), probs([(1.0, 5, 0.5)])
+    assert np.argmax(with_second_opinion(own, second)[0, 1 : dm.COCKED]) + 1 == 3
+    got = with_second_opinion(own, second, from_above=True)
+    assert np.argmax(got[0, 1 : dm.COCKED]) + 1 == 5
+    assert np.isclose(got[0, dm.NOT_A_DIE], 0.1)  # P(die) still the any-size classifier's
+
+
+def test_a_photo_is_seen_from_above_when_five_dice_or_more_are_of_one_size() -> None:
+    def dice(sides: list[int]) -> list[DieReading]:
+        return [DieReading(1, (100 * k, 0, 100 * k + w, w), 0.9, False)
+                for k, w in enumerate(sides)]
+
+    assert seen_from_above(dice([30, 34, 38, 40, 44]))
+    assert not seen_from_above(dice([30, 34, 38, 40, 46]))  # nearer dice larger: from the side
+    assert not seen_from_above(dice([30, 34, 38, 40]))  # too few to tell
+    unread = DieReading(None, (0, 0, 30, 30), 0.9, True)
+    assert not seen_from_above([*dice([30, 34, 38, 40]), unread])  # an unread one not counted
 
 
 @pytest.mark.skipif(not (DETECTOR_FILE.is_file() and CLASSIFIER_FILE.is_file()),

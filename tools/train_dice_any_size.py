@@ -332,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="train the classifier on crops kept upright (turned at most "
                              f"{UPRIGHT_TURN:g} degrees), so it can tell a die's top face "
                              "from its side faces in a photo taken from the side")
+    parser.add_argument("--shares", type=lambda t: [float(v) for v in t.split(",")],
+                        help="each set's share of the examples, in the order of SETS "
+                             f"(default: {','.join(f'{v:g}' for v in SETS.values())})")
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
@@ -340,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     np.random.seed(args.seed)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
+    if args.shares:
+        if len(args.shares) != len(SETS) or min(args.shares) < 0 or not sum(args.shares):
+            parser.error(f"--shares: {len(SETS)} non-negative numbers, not all 0")
+        SETS.update(zip(SETS, args.shares, strict=True))
     sets, held = load_sets(args.data, args.val_every)
     log.info("train photos %s, held out %s", {n: len(v) for n, v in sets.items()},
              {n: len(v) for n, v in held.items()})

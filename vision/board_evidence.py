@@ -177,6 +177,29 @@ def maedn_board(evidence: MaednEvidence, seat_colours: tuple[int, ...]) -> Maedn
     return MaednBoard(tuple(tuple(sorted(s)) for s in seats))
 
 
+#: A seat with fewer than four pieces seen is an illegal board (a captured piece not put back
+#: in its house), said only when each of the seat's empty house fields is read this surely
+#: (log-probability of a pawn there): a pawn on a house field painted its own colour changes
+#: little and draws faint edges (development photoreal `md10`: such pawns scored -5 to -11, a
+#: bare house field about -14).
+MISSING_SURE = math.log(1e-5)
+
+
+def unseen_in_house(evidence: MaednEvidence, board: MaednBoard,
+                    seat_colours: tuple[int, ...]) -> list[str]:
+    """The empty-read house fields of seats with fewer than four pieces seen that may hold a
+    pawn of their own colour all the same (the reading is then unsure, not a missing piece)."""
+    out = []
+    for pieces, colour in zip(board.pieces, seat_colours, strict=True):
+        if len(pieces) >= PIECES_PER_SEAT or colour not in evidence.colours:
+            continue
+        k = 1 + evidence.colours.index(colour)
+        out += [name for i, name in enumerate(evidence.names)
+                if name[0] == "h" and int(name[1]) == colour and evidence.state(i) == 0
+                and evidence.logp[i, k] > MISSING_SURE]
+    return out
+
+
 def seat_position(field: str, colour: int) -> int | None:
     """A field name → the position of a `colour` piece there, None if it cannot stand there."""
     kind, rest = field[0], field[1:]

@@ -257,6 +257,8 @@ class FrameReader:
                                 "the pieces seen cannot stand like that (too many of a colour)",
                                 conf, contents)
         unsure = [n for n, c in conf if c < self.min_confidence]
+        if isinstance(board, MaednBoard) and isinstance(evidence, be.MaednEvidence):
+            unsure += be.unseen_in_house(evidence, board, self.seat_colours)
         if unsure:
             return BoardReading(None, evidence, UNCERTAIN,
                                 f"not sure enough of {', '.join(unsure[:6])}", conf, contents)

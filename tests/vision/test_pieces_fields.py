@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from controller.words import BackgammonBoard, MaednBoard
+from vision.board_evidence import MaednEvidence, unseen_in_house
 from vision.board_look import (
     BACKGROUND,
     FIRST_PIECE,
@@ -19,6 +20,7 @@ from vision.board_look import (
 from vision.calibrate import calibrate
 from vision.calibration import STANDARD_BACKGAMMON, maedn_start
 from vision.frame_reader import FrameReader
+from vision.geometry import load_geometry
 from vision.renderer import Scene, render
 
 
@@ -129,3 +131,21 @@ def test_the_light_of_a_frame_is_brought_to_the_empty_boards() -> None:
 def test_piece_colours_round_trip_through_json() -> None:
     colour = PieceColour.learn("white", np.random.default_rng(4).normal(220, 10, (80, 3)))
     assert PieceColour.from_json(colour.to_json()) == colour
+
+
+def _house_evidence(pawn_logp: float) -> MaednEvidence:
+    """Seat colour 0 with one pawn seen on t05 and its four house fields read empty, the
+    first of them with `pawn_logp` for a pawn of its colour, the others as bare fields."""
+    names = ("h00", "h01", "h02", "h03", "t05")
+    logp = np.array([[0.0, pawn_logp]] + [[0.0, -14.0]] * 3 + [[-14.0, 0.0]])
+    return MaednEvidence(names, (0,), logp, np.zeros(len(names)), load_geometry().board("maedn"))
+
+
+def test_a_pawn_missing_from_its_house_is_said_only_when_the_house_is_surely_bare() -> None:
+    """A pawn on a house field painted its own colour is easily missed: a seat with fewer than
+    four pieces seen is an illegal board only when its empty house fields are read surely."""
+    board = MaednBoard(pieces=((5,),))
+    assert unseen_in_house(_house_evidence(-6.0), board, (0,)) == ["h00"]
+    assert unseen_in_house(_house_evidence(-14.0), board, (0,)) == []
+    full = MaednBoard(pieces=((-1, -1, -1, 5),))
+    assert unseen_in_house(_house_evidence(-6.0), full, (0,)) == []

@@ -98,11 +98,16 @@ def detect_levels(net: cv2.dnn.Net, image: np.ndarray, threshold: float) -> list
     return found
 
 
+def _read_sides(readings: list[DieReading]) -> list[float]:
+    """The longer box side of each die read with a value."""
+    return [max(r.box[2] - r.box[0], r.box[3] - r.box[1]) for r in readings
+            if r.value is not None]
+
+
 def photo_die_size(readings: list[DieReading]) -> float | None:
     """The photo's own die size: the median longer box side of the dice read with a value
     (None when there are none)."""
-    sides = [max(r.box[2] - r.box[0], r.box[3] - r.box[1]) for r in readings
-             if r.value is not None]
+    sides = _read_sides(readings)
     return float(np.median(sides)) if sides else None
 
 
@@ -205,18 +210,18 @@ class AnySizeDiceReader:
                           self.die_threshold, self.read_threshold, self.overlap)
         above = seen_from_above(readings) and self._second is not None
         size = photo_die_size(readings)
+        found_more = False
         if size is not None and self._sized_detector is not None:
             more = detect_at_size(self._sized_detector, image, size, self.detect_threshold)
             own, second = self.opinions(image, more)
             sure = 1.0 - own[:, dm.NOT_A_DIE] >= self.second_pass_p_die
             if sure.any():
+                found_more = True
                 candidates = candidates + [c for c, s in zip(more, sure, strict=True) if s]
                 opinions = (np.concatenate([opinions[0], own[sure]]),
                             np.concatenate([opinions[1], second[sure]]))
-            elif not above:
-                return readings
-        elif not above:
-            return readings
+        if not (found_more or above):
+            return readings  # nothing new to choose among
         return choose(candidates, with_second_opinion(*opinions, from_above=above),
                       image.shape[:2], self.die_threshold, self.read_threshold, self.overlap)
 
@@ -252,8 +257,7 @@ def seen_from_above(readings: list[DieReading]) -> bool:
     """True when at least `ABOVE_DICE` dice were read with a value and their boxes' longer
     sides lie within a factor `ABOVE_SPREAD` of each other: a photo from the side shows near
     dice larger than far ones."""
-    sides = [max(r.box[2] - r.box[0], r.box[3] - r.box[1]) for r in readings
-             if r.value is not None]
+    sides = _read_sides(readings)
     return len(sides) >= ABOVE_DICE and max(sides) <= ABOVE_SPREAD * min(sides)
 
 

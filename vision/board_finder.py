@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from controller.words import Reason
-from vision import board_outline
+from vision import board_outline, outline_sides
 from vision.board_errors import (
     MARKERS_MISSING,
     NO_BOARD,
@@ -257,7 +257,8 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
     sides fitted to the picture's edges) ranked by how the print lines up, the best few
     refined, and the best-fitting of those that the print believes (`_doubt`) taken."""
     size = (image.shape[1], image.shape[0])
-    quads = board_outline.candidate_quads(image, squares)
+    outlines = board_outline.candidate_quads(image, squares)
+    quads = outlines.quads
     if not quads:
         raise CalibrationError("board outline not found: no four-sided outline in the picture",
                                NO_BOARD)
@@ -300,7 +301,8 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
         near.append((refiner.fit(hom, lens), hom, lens))
     near.sort(key=lambda r: -r[0])
     found: list[tuple[float, str, np.ndarray, Lens, Agreement]] = []
-    for _, hom, lens in near[:TRIED]:
+
+    def judged(hom: np.ndarray, lens: Lens) -> None:
         refined, lens, agree = refiner.refine(hom, lens)
         hits, moved, groups = sharpness(edges, gradient,
                                         lambda p, m=refined, le=lens: to_image(m, le, p),
@@ -310,6 +312,17 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
         log.debug("outline candidate: fit %.3f, lines seen %.2f (moved %.2f), %s %s", fit,
                   hits, moved, groups, doubt)
         found.append((fit, doubt, refined, lens, agree))
+
+    for _, hom, lens in near[:TRIED]:
+        judged(hom, lens)
+    # The best one's sides recombined from the picture's long lines (`outline_sides`).
+    _, _, hom, lens, _ = max(found, key=lambda f: f[0])
+    straight = Lens(outlines.kappa, size)
+    corners = straight.undistort(to_image(hom, lens, outer))
+    swapped = outline_sides.recombined(corners, outlines.lines,
+                                       lambda c: refiner.score(c, straight.kappa))
+    if swapped is not corners:
+        judged(cv2.findHomography(outer, swapped, 0)[0], straight)
     believed = [f for f in found if not f[1]]
     if not believed:
         doubt = max(found, key=lambda f: f[0])[1]
@@ -416,7 +429,9 @@ class _Refiner:
             self._parts.append((start, int(keep.sum()), len(reach)))
         self._pts = np.concatenate(pts)
 
-    def _score(self, corners: np.ndarray, kappa: float) -> float:
+    def score(self, corners: np.ndarray, kappa: float) -> float:
+        """How well the print lines up with the board's corners at `corners` (undistorted
+        px) under the lens `kappa`: the mean over groups of lines of log(on / beside)."""
         hom, _ = cv2.findHomography(self.outer, corners, 0)
         if hom is None:
             return -np.inf
@@ -463,7 +478,7 @@ class _Refiner:
             for dy in np.arange(-3, 4) * step:
                 for dx in np.arange(-3, 4) * step:
                     trial = centre + (corners - centre) * scale + np.array([dx, dy])
-                    score = self._score(trial, lens.kappa)
+                    score = self.score(trial, lens.kappa)
                     if score > best:
                         best, best_corners = score, trial
         moved, _ = cv2.findHomography(self.outer, best_corners, 0)
@@ -472,7 +487,7 @@ class _Refiner:
     def fit(self, hom: np.ndarray, lens: Lens) -> float:
         """How well the print lines up for this homography and lens (what `refine` raises)."""
         corners = cv2.perspectiveTransform(self.outer.reshape(-1, 1, 2), hom).reshape(-1, 2)
-        return self._score(corners, lens.kappa)
+        return self.score(corners, lens.kappa)
 
     def refine(self, hom: np.ndarray, lens: Lens, move: bool = True
                ) -> tuple[np.ndarray, Lens, Agreement]:
@@ -481,7 +496,7 @@ class _Refiner:
         if move:
             start = corners.copy()
             reach = REFINE_REACH * float(np.linalg.norm(corners[2] - corners[0]))
-            best = self._score(corners, kappa)
+            best = self.score(corners, kappa)
             step, kstep = max(2.0, reach / 4), 0.02
             while step >= 0.25:
                 improved = False
@@ -491,7 +506,7 @@ class _Refiner:
                                                 sign * kstep)
                         if np.linalg.norm(trial - start, axis=1).max() > reach:
                             continue
-                        score = self._score(trial, tk)
+                        score = self.score(trial, tk)
                         if score > best + 1e-6:
                             best, corners, kappa, improved = score, trial, tk, True
                 if not improved:

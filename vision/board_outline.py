@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -30,11 +31,21 @@ LINES_PER_SIDE = 14
 MIN_AREA = 0.06
 
 Quad = np.ndarray  # (4, 2) picture px, top-left first, clockwise
+Line = tuple[np.ndarray, np.ndarray, float]  # a point on it, unit direction, support in px
 
 
-def candidate_quads(image: np.ndarray, squares: Sequence[np.ndarray] = ()
-                    ) -> list[tuple[Quad, float]]:
-    """Four-sided outlines that might be the board, each with a lens distortion (kappa)."""
+@dataclass(frozen=True)
+class Outlines:
+    """Candidate outlines, each with a lens distortion (kappa), and the picture's long straight
+    lines (`lines`, strongest first) as seen through the lens `kappa` straightens best."""
+
+    quads: list[tuple[Quad, float]]
+    lines: list[Line]
+    kappa: float
+
+
+def candidate_quads(image: np.ndarray, squares: Sequence[np.ndarray] = ()) -> Outlines:
+    """Four-sided outlines that might be the board, and the long lines they are made of."""
     size = (image.shape[1], image.shape[0])
     out: list[tuple[Quad, float]] = []
     contour = contour_outline(image, squares)
@@ -46,9 +57,10 @@ def candidate_quads(image: np.ndarray, squares: Sequence[np.ndarray] = ()
     lens = Lens(kappa, size)
     straight = undistorted(image, lens)
     edge_points = np.argwhere(colour_edges(straight) > 0)[:, ::-1].astype(np.float64)
+    lines = _lines(straight)
     out += [(lens.distort(fit_sides(quad, edge_points)), kappa)
-            for quad in line_quads(straight)]
-    return out
+            for quad in line_quads(straight, lines)]
+    return Outlines(out, lines, kappa)
 
 
 def fit_sides(quad: Quad, edge_points: np.ndarray, band: float = 4.0) -> Quad:
@@ -266,7 +278,7 @@ def colour_edges(image: np.ndarray) -> np.ndarray:
     return out
 
 
-def _lines(image: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
+def _lines(image: np.ndarray) -> list[Line]:
     """Long straight lines: (a point, unit direction, support in px), strongest first."""
     edges = colour_edges(image)
     h, w = edges.shape
@@ -299,8 +311,8 @@ def _lines(image: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
     return out
 
 
-def _intersect(a: tuple[np.ndarray, np.ndarray, float], b: tuple[np.ndarray, np.ndarray, float]
-               ) -> np.ndarray | None:
+def intersect(a: Line, b: Line) -> np.ndarray | None:
+    """Where two lines cross (None when they run parallel)."""
     (p1, d1, _), (p2, d2, _) = a, b
     mat = np.array([d1, -d2]).T
     if abs(np.linalg.det(mat)) < 1e-6:
@@ -309,11 +321,10 @@ def _intersect(a: tuple[np.ndarray, np.ndarray, float], b: tuple[np.ndarray, np.
     return p1 + s * d1
 
 
-def line_quads(image: np.ndarray) -> list[Quad]:
-    """Quadrilaterals of two near-horizontal and two near-vertical long lines, large enough
-    and inside the picture."""
+def line_quads(image: np.ndarray, lines: Sequence[Line]) -> list[Quad]:
+    """Quadrilaterals of two near-horizontal and two near-vertical long `lines` of the
+    picture, large enough and inside it."""
     h, w = image.shape[:2]
-    lines = _lines(image)
     horizontal = [ln for ln in lines if abs(ln[1][0]) >= np.cos(np.radians(35))]
     vertical = [ln for ln in lines if abs(ln[1][1]) >= np.cos(np.radians(35))]
     horizontal, vertical = horizontal[:LINES_PER_SIDE], vertical[:LINES_PER_SIDE]
@@ -321,8 +332,8 @@ def line_quads(image: np.ndarray) -> list[Quad]:
     quads = []
     for top, bottom in itertools.combinations(horizontal, 2):
         for left, right in itertools.combinations(vertical, 2):
-            pts = [_intersect(top, left), _intersect(top, right), _intersect(bottom, right),
-                   _intersect(bottom, left)]
+            pts = [intersect(top, left), intersect(top, right), intersect(bottom, right),
+                   intersect(bottom, left)]
             if any(p is None for p in pts):
                 continue
             quad = order_corners(np.array(pts))

@@ -38,12 +38,13 @@ class Lens:
         if self.kappa == 0.0:
             return pts
         centre = np.array(self.size, np.float64) / 2
-        rel_u = pts - centre
-        rel = rel_u.copy()
-        for _ in range(10):
-            r2 = (rel * rel).sum(axis=1, keepdims=True) / (self.size[0] ** 2)
-            rel = rel_u / (1 + self.kappa * r2)
-        return centre + rel
+        xu, yu = pts[:, 0] - centre[0], pts[:, 1] - centre[1]
+        k = self.kappa / (self.size[0] ** 2)
+        x, y = xu, yu
+        for _ in range(10):  # fixed point of rel = rel_u / (1 + kappa r²), elementwise: fast
+            f = 1.0 / (1.0 + k * (x * x + y * y))
+            x, y = xu * f, yu * f
+        return np.column_stack([x + centre[0], y + centre[1]])
 
 
 def to_image(homography: np.ndarray, lens: Lens, points_mm: np.ndarray) -> np.ndarray:

@@ -315,14 +315,20 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
 
     for _, hom, lens in near[:TRIED]:
         judged(hom, lens)
-    # The best one's sides recombined from the picture's long lines (`outline_sides`).
+    # The best one's sides recombined from the picture's long lines (`outline_sides`), which
+    # lie in the picture as the lens `outlines.kappa` straightens it; scored with the best
+    # one's own lens (the refinement measured it on the print).
     _, _, hom, lens, _ = max(found, key=lambda f: f[0])
     straight = Lens(outlines.kappa, size)
+
+    def own(corners: np.ndarray) -> np.ndarray:
+        return lens.undistort(straight.distort(corners))
+
     corners = straight.undistort(to_image(hom, lens, outer))
     swapped = outline_sides.recombined(corners, outlines.lines,
-                                       lambda c: refiner.score(c, straight.kappa))
+                                       lambda c: refiner.score(own(c), lens.kappa))
     if swapped is not corners:
-        judged(cv2.findHomography(outer, swapped, 0)[0], straight)
+        judged(cv2.findHomography(outer, own(swapped), 0)[0], lens)
     believed = [f for f in found if not f[1]]
     if not believed:
         doubt = max(found, key=lambda f: f[0])[1]

@@ -36,12 +36,12 @@ def side_options(corners: np.ndarray, lines: Sequence[Line], reach: float) -> li
     for i in range(4):
         a, b = corners[i], corners[(i + 1) % 4]
         direction = (b - a) / np.linalg.norm(b - a)
+        normal = np.array([-direction[1], direction[0]])
         near: list[Line] = [(a, direction, 0.0)]
         ends: list[tuple[float, float]] = [(0.0, 0.0)]
         for point, d, support in lines:
             if abs(float(d @ direction)) < np.cos(np.radians(ANGLE_DEG)):
                 continue
-            normal = np.array([-direction[1], direction[0]])
             # where the line crosses the side's two ends' normals, as offsets along them
             offsets = []
             for end in (a, b):
@@ -74,7 +74,7 @@ def recombined(corners: np.ndarray, lines: Sequence[Line],
     reach = REACH * float(np.linalg.norm(corners[2] - corners[0]))
     options = side_options(corners, lines, reach)
     chosen = [0, 0, 0, 0]
-    best = score(corners)
+    best, best_corners = score(corners), corners
     for _ in range(ROUNDS):
         improved = False
         for i, j in itertools.combinations(range(4), 2):
@@ -86,10 +86,7 @@ def recombined(corners: np.ndarray, lines: Sequence[Line],
                     continue
                 value = score(found)
                 if value > best + 1e-6:
-                    best, chosen, improved = value, trial, True
+                    best, best_corners, chosen, improved = value, found, trial, True
         if not improved:
             break
-    if chosen == [0, 0, 0, 0]:
-        return corners
-    found = _corners([options[k][chosen[k]] for k in range(4)])
-    return corners if found is None else found
+    return best_corners

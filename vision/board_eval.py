@@ -168,7 +168,7 @@ def evaluate_boards(setups: list[Setup], report: BoardReport | None = None) -> B
                     else reading.contents)
             names = reading.evidence.names if reading.evidence is not None else tuple(truth)
             report.fields += len(names)
-            report.fields_right += sum(truth.get(n, 0) == seen.get(n, 0) for n in names)
+            report.fields_right += sum(truth.get(n) == seen.get(n) for n in names)
     return report
 
 

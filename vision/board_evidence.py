@@ -134,7 +134,11 @@ def maedn_evidence(labels: np.ndarray, discs: FieldDiscs, colours: tuple[int, ..
     still = ((labels == BACKGROUND) | (labels == SHADOW)).sum(axis=1) / n
     weak = (labels == WEAK).sum(axis=1) / n
     unexplained = (labels == UNEXPLAINED).sum(axis=1) / n
-    changed = np.clip(1.0 - still - 0.5 * weak, 0.0, 1.0)
+    # On a field painted in a colour in play, a little change is the paint in another light
+    # or blur (its own pawn changes it much: it is labelled that colour), elsewhere half a change.
+    tinted = np.array([look.startswith("tint") and int(look[4:]) in colours
+                       for look in discs.looks])
+    changed = np.clip(1.0 - still - np.where(tinted, 1.0, 0.5) * weak, 0.0, 1.0)
     share = np.clip((changed - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
     p_change = CHANGE_SAYS[0] + (CHANGE_SAYS[1] - CHANGE_SAYS[0]) * share
     odds = np.log(p_change / (1 - p_change))
@@ -479,9 +483,25 @@ def backgammon_board(evidence: LaneEvidence, geo: BackgammonGeometry
     return BackgammonBoard(tuple(points), bar["white"], bar["black"], off["white"], off["black"])
 
 
+def missing_checkers(board: BackgammonBoard) -> str:
+    """What a board lacks of fifteen checkers a colour, in words ("" when nothing). A checker
+    not seen lies under a stack (a second layer looks like the row beneath it from above), in
+    a tray's pile or in a hand: the board read is then not the one there, whatever the lanes'
+    confidence says."""
+    short = []
+    for colour, points, bar, off in (
+            ("white", [n for n in board.points if n > 0], board.bar_white, board.off_white),
+            ("black", [-n for n in board.points if n < 0], board.bar_black, board.off_black)):
+        seen = sum(points) + bar + off
+        if seen < MOST:
+            short.append(f"{seen} {colour} checkers seen of {MOST}")
+    return ", ".join(short)
+
+
 def lane_counts(board: BackgammonBoard) -> dict[str, int]:
-    """A board as lane name → checkers (+ White / − Black), for `LaneEvidence`."""
+    """A board as lane name → checkers (+ White / − Black), for `LaneEvidence`; an empty
+    lane is absent, as in `LaneEvidence.contents`."""
     out = {f"p{i + 1}": n for i, n in enumerate(board.points) if n}
     out.update({"bar_white": board.bar_white, "bar_black": -board.bar_black,
                 "off_white": board.off_white, "off_black": -board.off_black})
-    return out
+    return {name: n for name, n in out.items() if n}

@@ -199,14 +199,16 @@ def classify(frame: np.ndarray, empty: EmptyBoard, colours: tuple[PieceColour, .
 
 
 def classify_set(frame: np.ndarray, pixels: PixelSet, colours: tuple[PieceColour, ...],
-                 shade: np.ndarray | None = None, light: Light | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+                 shade: np.ndarray | None = None, light: Light | None = None,
+                 quiet_lookalikes: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Label a set of pixels of a frame's warp: BACKGROUND, SHADOW, UNEXPLAINED, WEAK or
     FIRST_PIECE + the index of the piece colour. `shade` (per pixel, ≤ 1) says how much a
     shadow around them dims them: a piece standing in an arm's shadow is compared with its
     colour as if lit. `light` brings the frame to the empty board's light (None: it already
-    is). Also returns each pixel's distance to the empty board, for callers that weigh
-    change."""
+    is). With `quiet_lookalikes`, a pixel changed only a little where the empty board itself
+    passes for a piece colour (a Mensch house painted like its pawns) is WEAK, not that
+    colour: light drifting over the paint must not read as a pawn. Also returns each pixel's
+    distance to the empty board, for callers that weigh change."""
     px = pixels.values(frame, light)
     over = np.maximum(0.0, px - pixels.high) + np.maximum(0.0, pixels.low - px)
     d_bg = ((over / pixels.sigma) ** 2).sum(axis=1)
@@ -227,6 +229,12 @@ def classify_set(frame: np.ndarray, pixels: PixelSet, colours: tuple[PieceColour
     best_class = dist.argmin(axis=1)
     best = dist[np.arange(len(idx)), best_class]
     sub = np.where(best_class >= 2, best_class + FIRST_PIECE - 2, best_class)
+    if quiet_lookalikes:
+        for k, colour in enumerate(colours):
+            mine = (best_class == 2 + k) & (d <= CHANGED)
+            if mine.any():
+                mine[mine] = colour.distances(fr[mine]) <= CHANGED
+                sub[mine] = BACKGROUND  # below: WEAK
     sub[best > UNEXPLAINED_LIMIT] = UNEXPLAINED
     sub[sub == BACKGROUND] = WEAK
     label[idx] = sub

@@ -250,7 +250,7 @@ def _read_back(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, lit:
             raise CalibrationError(f"{what}: {reading.why}", POSITION_DIFFERS)
         want = expected_state(geo, truth)
         names = reading.evidence.names
-        wrong = [n for n in names if want.get(n, 0) != reading.contents.get(n, 0)]
+        wrong = [n for n in names if want.get(n) != reading.contents.get(n)]  # absent: empty
         if wrong:
             raise CalibrationError(f"{what} does not read back as given: field(s) "
                                    f"{', '.join(wrong[:10])} read differently",

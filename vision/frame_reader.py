@@ -262,13 +262,15 @@ class FrameReader:
         if unsure:
             return BoardReading(None, evidence, UNCERTAIN,
                                 f"not sure enough of {', '.join(unsure[:6])}", conf, contents)
+        if isinstance(board, BackgammonBoard) and (missing := be.missing_checkers(board)):
+            return BoardReading(None, evidence, UNCERTAIN, missing, conf, contents)
         return BoardReading(board, evidence, "", "", conf, contents)
 
     def _fields(self, warp: np.ndarray, shade: np.ndarray, light: Light | None,
                 edges: np.ndarray) -> be.MaednEvidence:
         d = self.discs
         labels, _ = classify_set(warp, self.disc_pixels, self.calib.piece_colours,
-                                 self._shade_at(shade, d.ys, d.xs), light)
+                                 self._shade_at(shade, d.ys, d.xs), light, quiet_lookalikes=True)
         levels = self.calib.edge_levels
         p_edges = None if levels is None else levels.p_piece(self.field_edges(edges))
         return be.maedn_evidence(labels.reshape(d.ys.shape), d, self.calib.colours_in_play,
@@ -322,7 +324,8 @@ def _largest_patch(mask: np.ndarray) -> int:
 
 def expected_state(geo: BackgammonGeometry | MaednGeometry,
                    board: BackgammonBoard | MaednBoard) -> dict[str, int]:
-    """A board as field → content, the way the evidence names fields (for messages)."""
+    """A board as field → content, the way the evidence names fields (for messages); an
+    empty field is absent (a Mensch field's content 0 is a piece of colour 0)."""
     if isinstance(geo, BackgammonGeometry):
         return be.lane_counts(board)  # type: ignore[arg-type]
     return be.occupancy(geo, board)  # type: ignore[arg-type]

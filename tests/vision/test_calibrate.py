@@ -97,6 +97,17 @@ def test_a_frame_that_is_not_the_position_given_is_refused_naming_the_fields() -
     assert "t" in str(info.value)  # names track fields
 
 
+def test_a_pawn_of_the_first_colour_missing_from_the_position_is_named() -> None:
+    """Colour 0 is a colour, not "nothing": its pawn said to stand on t3 but absent is a
+    field that reads back differently."""
+    short = MaednBoard(pieces=((-1, 17, 41), (-1, -1, 0, 22)))
+    frame = render(Scene(short), seed=10)
+    empty = render(Scene(EMPTY["maedn"]), seed=1010, camera=frame.camera)
+    with pytest.raises(CalibrationError, match="t3") as info:
+        calibrate(frame.image, "maedn", start=MIDGAME, empty=empty.image)
+    assert info.value.reason == POSITION_DIFFERS
+
+
 def test_an_empty_house_said_to_be_full_is_refused() -> None:
     two_colours = render(Scene(maedn_start(2)), seed=16).image  # colours 1 and 3 are empty
     with pytest.raises(CalibrationError, match="colour 1"):

@@ -7,16 +7,20 @@ import numpy as np
 import pytest
 
 from controller.words import BackgammonBoard, MaednBoard
-from vision.board_evidence import MaednEvidence, unseen_in_house
+from vision.board_evidence import MaednEvidence, maedn_evidence, missing_checkers, unseen_in_house
 from vision.board_look import (
     BACKGROUND,
     FIRST_PIECE,
     SHADOW,
     UNEXPLAINED,
+    WEAK,
     EmptyBoard,
     PieceColour,
+    PixelSet,
     classify,
+    classify_set,
 )
+from vision.board_regions import FieldDiscs
 from vision.calibrate import calibrate
 from vision.calibration import STANDARD_BACKGAMMON, maedn_start
 from vision.frame_reader import FrameReader
@@ -149,3 +153,45 @@ def test_a_pawn_missing_from_its_house_is_said_only_when_the_house_is_surely_bar
     assert unseen_in_house(_house_evidence(-14.0), board, (0,)) == []
     full = MaednBoard(pieces=((-1, -1, -1, 5),))
     assert unseen_in_house(_house_evidence(-6.0), full, (0,)) == []
+
+
+def test_a_little_change_on_paint_that_passes_for_the_pawns_is_weak_not_a_pawn() -> None:
+    """A yellow house painted like its yellow pawns: the paint in a little more light is weak
+    change with `quiet_lookalikes` (the Mensch fields), a pawn's bright top still a pawn."""
+    rng = np.random.default_rng(5)
+    paint = (30, 150, 160)
+    empty = EmptyBoard(_board(paint), noise=(4.0, 4.0, 4.0))
+    yellow = PieceColour.learn("yellow", rng.normal(paint, 12, (300, 3)))
+    frame = _board(paint)
+    frame[:20] = (33, 160, 171)  # the paint a little brighter
+    frame[20:40] = (60, 215, 230)  # a pawn's lit top
+    ys, xs = np.mgrid[0:40, 0:80]
+    pixels = PixelSet.of(empty, ys, xs)
+    plain, _ = classify_set(frame, pixels, (yellow,))
+    quiet, _ = classify_set(frame, pixels, (yellow,), quiet_lookalikes=True)
+    plain, quiet = plain.reshape(40, 80), quiet.reshape(40, 80)
+    assert (plain[:20] == FIRST_PIECE).all() and (quiet[:20] == WEAK).all()
+    assert (plain[20:] == FIRST_PIECE).all() and (quiet[20:] == FIRST_PIECE).all()
+
+
+def test_weak_change_is_the_paint_on_a_field_painted_in_a_colour_in_play() -> None:
+    """The same mix of weak and unchanged pixels says "empty" on a house field of a colour in
+    play and leans to a pawn on a plain track field (a white pawn on a white field)."""
+    names, looks = ("h00", "t01"), ("tint0", "track")
+    discs = FieldDiscs(names, looks, np.zeros((2, 2)), np.zeros((2, 10), np.intp),
+                       np.zeros((2, 10), np.intp))
+    labels = np.array([[WEAK] * 6 + [BACKGROUND] * 4] * 2)
+    evidence = maedn_evidence(labels, discs, (0,), load_geometry().board("maedn"))
+    assert evidence.state(0) == 0  # the house field: empty
+    assert evidence.state(1) == 1  # the track field: a pawn of colour 0
+
+
+def test_a_board_short_of_fifteen_checkers_a_colour_is_named() -> None:
+    """A sixth checker laid on a row of five looks like the row alone from above: a board
+    that shows fewer than fifteen checkers of a colour is not given as read."""
+    assert missing_checkers(STANDARD_BACKGAMMON) == ""
+    points = list(STANDARD_BACKGAMMON.points)
+    points[5] -= 1  # White's six-point: 4 instead of 5
+    assert missing_checkers(BackgammonBoard(points=tuple(points))) == \
+        "14 white checkers seen of 15"
+    assert missing_checkers(BackgammonBoard(points=tuple(points), bar_white=1)) == ""

@@ -190,7 +190,7 @@ def _calibrated(setup: Setup, report: BoardReport) -> FrameReader:
         report.corner_errors.append(
             float(np.linalg.norm(found - setup.corners_px, axis=1).max()) / diagonal)
     seats = len(told.board.pieces) if isinstance(told.board, MaednBoard) else setup.players
-    return FrameReader(calib, players=seats, dice_reader=None)
+    return FrameReader(calib, players=seats, dice_reader=None, all_checkers=True)
 
 
 def _read_image(path: Path) -> np.ndarray:

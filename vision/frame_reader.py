@@ -109,13 +109,18 @@ class FrameReader:
     reader of `vision.dice` is built for the die size this camera sees, limited to the board,
     and told the side faces flat dice show it (`Calibration.parallax`).
     `players` (Mensch) decides which colours belong to which seat (see docs/geometry.md).
-    A field read less surely than `min_confidence` leaves the frame uncertain.
+    A field read less surely than `min_confidence` leaves the frame uncertain. With
+    `all_checkers` so does a backgammon board short of fifteen checkers a colour (one frame
+    read alone: the checker lies hidden under a stack or in a tray's pile, or in a hand); at
+    the table the referee holds such a board against the turn's legal results and flags a
+    missing checker (a hit checker not put on the bar) as an illegal play.
     """
 
     def __init__(self, calib: Calibration, players: int = 2,
                  dice_reader: DiceReaderFn | str | None = "default",
-                 min_confidence: float = 0.9) -> None:
+                 min_confidence: float = 0.9, all_checkers: bool = False) -> None:
         self.calib = calib
+        self.all_checkers = all_checkers
         self.board_geo = calib.geometry().board(calib.game)
         self.homography = calib.matrix
         self.min_confidence = min_confidence
@@ -262,7 +267,8 @@ class FrameReader:
         if unsure:
             return BoardReading(None, evidence, UNCERTAIN,
                                 f"not sure enough of {', '.join(unsure[:6])}", conf, contents)
-        if isinstance(board, BackgammonBoard) and (missing := be.missing_checkers(board)):
+        if (self.all_checkers and isinstance(board, BackgammonBoard)
+                and (missing := be.missing_checkers(board))):
             return BoardReading(None, evidence, UNCERTAIN, missing, conf, contents)
         return BoardReading(board, evidence, "", "", conf, contents)
 

@@ -144,7 +144,7 @@ def _run_board(args: argparse.Namespace) -> int:
 
     try:
         calib = Calibration.load(args.calibration)
-        reader = FrameReader(calib, players=calib.players, dice_reader=None)
+        reader = FrameReader(calib, players=calib.players, dice_reader=None, all_checkers=True)
     except (CalibrationError, GeometryError, ValueError) as exc:
         print(f"vision board: {exc}", file=sys.stderr)
         return 1

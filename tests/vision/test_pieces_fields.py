@@ -195,3 +195,18 @@ def test_a_board_short_of_fifteen_checkers_a_colour_is_named() -> None:
     assert missing_checkers(BackgammonBoard(points=tuple(points))) == \
         "14 white checkers seen of 15"
     assert missing_checkers(BackgammonBoard(points=tuple(points), bar_white=1)) == ""
+
+
+def test_a_frame_short_of_a_checker_is_read_at_the_table_but_not_alone(backgammon: tuple
+                                                                       ) -> None:
+    """At the table the referee flags a checker gone (a hit checker not on the bar); a frame
+    read alone (`vision board`, `all_checkers`) gives no board that lacks one."""
+    camera, reader = backgammon
+    points = list(STANDARD_BACKGAMMON.points)
+    points[12] -= 1  # White's mid-point: 4 instead of 5
+    short = BackgammonBoard(points=tuple(points))
+    image = render(Scene(short), seed=77, camera=camera).image
+    assert reader.read_board(image).board == short
+    alone = FrameReader(reader.calib, dice_reader=None, all_checkers=True).read_board(image)
+    assert alone.board is None and alone.problem == "uncertain"
+    assert "14 white checkers seen of 15" in alone.why

@@ -234,7 +234,7 @@ def classify_set(frame: np.ndarray, pixels: PixelSet, colours: tuple[PieceColour
             mine = (best_class == 2 + k) & (d <= CHANGED)
             if mine.any():
                 mine[mine] = colour.distances(fr[mine]) <= CHANGED
-                sub[mine] = BACKGROUND  # below: WEAK
+                sub[mine] = WEAK
     sub[best > UNEXPLAINED_LIMIT] = UNEXPLAINED
     sub[sub == BACKGROUND] = WEAK
     label[idx] = sub

@@ -127,20 +127,7 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         geometry_file=geometry_file, lens_kappa=fix.lens.kappa,
         camera_height_mm=float(pose.height), nadir_mm=pose.nadir,
         height_measured=camera_height_mm is not None)
-    reader = FrameReader(calib, players=calib.players, dice_reader=None)
-    if isinstance(geo, BackgammonGeometry):
-        rims = learn_levels(reader.ring_scores(lit), geo.lanes(),
-                            lane_counts(start))  # type: ignore[arg-type]
-        calib = dataclasses.replace(calib, rim_levels=rims)
-        levels = None
-    else:
-        scores = reader.field_edges(structure(lit))
-        taken = occupancy(geo, start)  # type: ignore[arg-type]
-        names = field_discs(geo, pose).names
-        levels = EdgeLevels.learn([s for n, s in zip(names, scores, strict=True) if n in taken],
-                                  np.array([s for n, s in zip(names, scores, strict=True)
-                                            if n not in taken]))
-    calib = dataclasses.replace(calib, edge_levels=levels)
+    calib = _with_levels(calib, geo, lit, start)
     try:
         _read_back(calib, geo, lit, start, players, empty_warp if empty is not None else None)
     except CalibrationError as exc:
@@ -149,6 +136,49 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
             exc.args = (f"{exc.args[0]} ({'; '.join(w.en.lower() for w in poor)})",)
         raise
     return calib
+
+
+def refresh(calib: Calibration, image: np.ndarray, position: BackgammonBoard | MaednBoard
+            ) -> Calibration:
+    """`calib` relearned from a frame of an accepted `position` (the same camera view and
+    empty board): the piece colours and what their rims and outlines score, in the light of
+    now, which drifts over an evening. The frame must read back as the position with what
+    was relearned; otherwise CalibrationError, and `calib` stays the one in force."""
+    check_image(image)
+    if (image.shape[1], image.shape[0]) != calib.image_size:
+        raise CalibrationError(f"the frame is {image.shape[1]}×{image.shape[0]}, the "
+                               f"calibration was made for {calib.image_size[0]}×"
+                               f"{calib.image_size[1]}", NOT_ONE_SIZE)
+    geo = calib.geometry().board(calib.game)
+    if isinstance(geo, BackgammonGeometry) != isinstance(position, BackgammonBoard):
+        raise ValueError(f"the position given is not a {calib.game} position")
+    warped = FrameReader(calib, players=calib.players, dice_reader=None).warp(image)
+    board_look = EmptyBoard(calib.empty, calib.noise)
+    lit = warped.light.correct(warped.image)
+    colours, in_play = _learn_colours(geo, lit, board_look, position, calib.pose())
+    players = len(position.pieces) if isinstance(position, MaednBoard) else calib.players
+    new = _with_levels(dataclasses.replace(calib, piece_colours=colours, colours_in_play=in_play,
+                                           players=players), geo, lit, position)
+    _read_back(new, geo, lit, position, players, None)
+    return new
+
+
+def _with_levels(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, lit: np.ndarray,
+                 start: BackgammonBoard | MaednBoard) -> Calibration:
+    """`calib` with what a checker's rim (backgammon) or a pawn's outline (Mensch) scores,
+    learned from the fields `start` covers in `lit` and those it leaves bare."""
+    reader = FrameReader(calib, players=calib.players, dice_reader=None)
+    if isinstance(geo, BackgammonGeometry):
+        rims = learn_levels(reader.ring_scores(lit), geo.lanes(),
+                            lane_counts(start))  # type: ignore[arg-type]
+        return dataclasses.replace(calib, rim_levels=rims, edge_levels=None)
+    scores = reader.field_edges(structure(lit))
+    taken = occupancy(geo, start)  # type: ignore[arg-type]
+    names = field_discs(geo, calib.pose()).names
+    levels = EdgeLevels.learn([s for n, s in zip(names, scores, strict=True) if n in taken],
+                              np.array([s for n, s in zip(names, scores, strict=True)
+                                        if n not in taken]))
+    return dataclasses.replace(calib, edge_levels=levels)
 
 
 def _aligned(warp: np.ndarray, empty_warp: np.ndarray, free: np.ndarray) -> np.ndarray:

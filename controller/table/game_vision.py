@@ -3,6 +3,7 @@ reader, the still-frame gate and the stabilizer of `vision/`."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -10,8 +11,10 @@ from typing import Any
 import numpy as np
 
 from controller.config import Config
+from controller.words import BackgammonBoard, MaednBoard
 from controller.words.events import NewGame
-from vision.calibrate import calibrate
+from vision.board_errors import CalibrationError
+from vision.calibrate import calibrate, refresh
 from vision.calibration import Calibration
 from vision.change_gate import ChangeGate
 from vision.frame_reader import FrameReader
@@ -20,6 +23,12 @@ from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
 from vision.stabilizer import Stabilizer
 
 CalibrationFor = Callable[[NewGame, np.ndarray], Any]
+log = logging.getLogger(__name__)
+
+#: The light of a frame that shows an accepted board may differ this much (log gain of a colour
+#: channel at the board's centre, about 15 %) from the light the pieces were last learned in
+#: before they are learned again from it.
+LIGHT_DRIFT = 0.14
 
 
 class GameVision:
@@ -29,12 +38,20 @@ class GameVision:
     the file `spieltisch calibrate` wrote; on the simulated table (and in a replay of it) it
     calibrates from the first frame of the game, which shows the starting position, exactly as a
     person calibrates a real table.
+
+    A frame showing a board the referee holds as the position (`accepted`) is a labelled frame:
+    at a game's first such board (its start position, or the position a resumed game stands
+    at), and later whenever the light has drifted since, the pieces are learned again from it
+    (`vision.calibrate.refresh`); a frame that does not read back keeps the calibration as it
+    was. `relearn=False` keeps the first calibration all game.
     """
 
     def __init__(
-        self, settle_s: float, calibration_for: CalibrationFor, skip_still_frames: bool = True
+        self, settle_s: float, calibration_for: CalibrationFor, skip_still_frames: bool = True,
+        relearn: bool = True,
     ) -> None:
         self.settle_s = settle_s
+        self.relearn = relearn
         self.calibration_for = calibration_for
         self.event: NewGame | None = None
         self.reader: FrameReader | None = None
@@ -43,11 +60,14 @@ class GameVision:
         self.last: Observation | None = None  # the reading of the last frame read
         self.frames_read = 0
         self.frames_skipped = 0
+        self.refreshed = 0  # calibrations relearned from accepted boards
+        self._learned_gain: np.ndarray | None = None  # the light the pieces were learned in
 
     def start_game(self, event: NewGame) -> None:
         self.event = event
         self.reader = None
         self.last = None
+        self._learned_gain = None
         if self.gate is not None:
             self.gate.forget()
         self.stabilizer = Stabilizer(settle_s=self.settle_s)
@@ -68,6 +88,30 @@ class GameVision:
             if gate is not None:
                 gate.read_done(image)
         return observation, self.stabilizer.feed(observation, t)
+
+    def accepted(self, image: np.ndarray, board: BackgammonBoard | MaednBoard) -> bool:
+        """`image` shows `board`, which the referee holds as the position: learn the pieces
+        again from it at the game's first such board and when the light drifted since. True
+        when the calibration was renewed."""
+        if not self.relearn or self.reader is None or self.event is None:
+            return False
+        gain = self.reader.warp(image).light.coeffs[0]
+        if self._learned_gain is not None and \
+                float(np.abs(gain - self._learned_gain).max()) < LIGHT_DRIFT:
+            return False
+        self._learned_gain = gain
+        try:
+            calibration = refresh(self.reader.calib, image, board)
+        except (CalibrationError, ValueError) as exc:
+            log.info("pieces not learned again from the accepted board: %s", exc)
+            return False
+        self.reader = FrameReader(calibration, players=self.event.players,
+                                  dice_reader=self.reader.dice_reader)
+        if self.gate is not None:
+            self.gate.forget()
+        self.refreshed += 1
+        log.info("pieces learned again from the accepted board (the light changed)")
+        return True
 
 
 class FrameCalibration:

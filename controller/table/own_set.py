@@ -353,6 +353,9 @@ class ReadingTap:
         self.own_set.on_reading(observation, reader.calib if reader is not None else None)
         return observation, stable
 
+    def accepted(self, image: np.ndarray, board: Board) -> bool:
+        return self.vision.accepted(image, board)
+
 
 def _copy(frame: _Frame) -> _Frame:
     return _Frame(frame.image.copy(), frame.number, frame.t)

@@ -61,6 +61,10 @@ class Vision(Protocol):
         """(this frame's Observation, the stable Observation or None)."""
         ...
 
+    def accepted(self, image: np.ndarray, board: Any) -> bool:
+        """`image` shows `board`, the position the referee holds (a labelled frame)."""
+        ...
+
 
 class Judge(Protocol):
     def handle(self, event: Any) -> list[Signal]: ...
@@ -110,8 +114,16 @@ class TablePipeline:
         out: list[Signal] = []
         events = self.observations.update(observation, stable, t)
         for event in events + self._scored(observation, t):
-            out += self.handle(event, "vision")
+            signals = self.handle(event, "vision")
+            out += signals
+            if isinstance(event, BoardObserved) and self._holds(event.board, signals):
+                self.vision.accepted(image, event.board)
         return out
+
+    def _holds(self, board: Any, signals: list[Signal]) -> bool:
+        """The referee holds `board` as the position: the frame showing it is labelled."""
+        return (isinstance(self.referee, TurnBoards) and board == self.referee.position_board()
+                and not any(isinstance(s, Illegal | BoardDiffers) for s in signals))
 
     def _scored(self, observation: Any, t: float) -> list[Event]:
         """What the legal results of the open turn make of an unsure reading."""

@@ -86,7 +86,9 @@ class _Table:
     def __init__(self, folder: Path, calib: Calibration) -> None:
         self.referee = Referee()
         self.own_set = OwnSet(folder, lambda: accepted_position(self.referee))
-        self.vision = GameVision(0.3, lambda _event, _image: calib, skip_still_frames=False)
+        # relearn=False: the reader is wrapped to misread (below), not renewed mid-game
+        self.vision = GameVision(0.3, lambda _event, _image: calib, skip_still_frames=False,
+                                 relearn=False)
         self.pipeline = TablePipeline(self.referee, self.own_set.watch(self.vision),
                                       listeners=[self.own_set])
         self.pipeline.handle(NewGame("backgammon"))

@@ -246,3 +246,40 @@ def test_a_game_of_a_match_starts_with_the_score_and_the_crawford_game_is_named(
     said = [n.reason.text("en") for n in match_notices(crawford)]
     assert said == ["Score 2:0 (match to 3)", "Crawford game: no doubling"]
     assert all(len(page) == 4 for n in match_notices(crawford) for page in pages_for(n) or ())
+
+
+def test_the_pieces_are_learned_again_from_boards_the_referee_holds_when_the_light_changed(
+) -> None:
+    """A frame showing the position the referee holds is a labelled frame: the game's first
+    one renews what the calibration learned, a later one only when the light has changed, and
+    the table reads on with the renewed calibration; a board the referee does not hold (a
+    piece moved before any roll) never teaches it."""
+    size = (960, 540)
+    render = SceneRenderer(*size, seed=4)
+    vision = GameVision(0.2, FrameCalibration(measured_camera_heights(4, size)))
+    pipeline = TablePipeline(Referee(), vision=vision)
+    start = MaednBoard(((-1,) * 4, (-1,) * 4))
+    pipeline.handle(NewGame("maedn", "hofer", 2))
+    t = 0.0
+
+    def show(scene: Scene, frames: int = 4) -> None:
+        nonlocal t
+        image = render(scene)
+        for _ in range(frames):
+            pipeline.feed_frame(t, image)
+            t += 0.1
+
+    show(Scene(start))
+    assert pipeline.observations.board == start and vision.refreshed == 1
+    first = vision.reader.calib if vision.reader is not None else None
+    show(Scene(start, hand=True))
+    show(Scene(start))  # seen again in the same light: nothing to learn
+    assert vision.refreshed == 1
+    show(Scene(start, hand=True))
+    moved = MaednBoard(((-1, -1, -1, 0), (-1,) * 4))
+    show(Scene(moved, light=0.6))  # not the position the referee holds
+    assert pipeline.observations.board == moved and vision.refreshed == 1
+    show(Scene(start, light=0.6))  # the piece put back, in another light
+    assert vision.refreshed == 2 and vision.reader is not None
+    assert vision.reader.calib is not first
+    assert vision.reader.read(render(Scene(start, light=0.6))).board == start

@@ -24,7 +24,7 @@ from vision.board_errors import (
     TOO_DIM,
     CalibrationError,
 )
-from vision.calibrate import calibrate
+from vision.calibrate import calibrate, refresh
 from vision.calibration import STANDARD_BACKGAMMON, Calibration, maedn_start
 from vision.calibration_overlay import overlay
 from vision.frame_reader import FrameReader
@@ -106,6 +106,28 @@ def test_a_pawn_of_the_first_colour_missing_from_the_position_is_named() -> None
     with pytest.raises(CalibrationError, match="t3") as info:
         calibrate(frame.image, "maedn", start=MIDGAME, empty=empty.image)
     assert info.value.reason == POSITION_DIFFERS
+
+
+def test_the_pieces_are_learned_again_only_from_a_frame_of_the_position() -> None:
+    """`refresh` relearns the pieces on the same view and empty board from a frame of a known
+    position, in its light; a frame that does not show it, or of another size, is refused and
+    the calibration in force is left as it was."""
+    start, empty, camera = frames("maedn", 12)
+    calib = calibrate(start, "maedn", empty=empty, players=4)
+    dim = render(Scene(MIDGAME, light=0.55), seed=1012, camera=camera).image
+    renewed = refresh(calib, dim, MIDGAME)
+    assert renewed.homography == calib.homography and renewed.piece_colours != \
+        calib.piece_colours
+    assert renewed.colours_in_play == (0, 2)
+    later = MaednBoard(pieces=((-1, 5, 17, 41), (-1, -1, 3, 22)))
+    frame = render(Scene(later, light=0.55), seed=1013, camera=camera).image
+    assert FrameReader(renewed, players=2, dice_reader=None).read(frame).board == later
+    with pytest.raises(CalibrationError) as info:
+        refresh(calib, frame, MIDGAME)
+    assert info.value.reason == POSITION_DIFFERS
+    with pytest.raises(CalibrationError) as info:
+        refresh(calib, cv2.resize(frame, (640, 360)), MIDGAME)
+    assert info.value.reason == NOT_ONE_SIZE
 
 
 def test_an_empty_house_said_to_be_full_is_refused() -> None:

@@ -99,7 +99,7 @@ class GameVision:
         if self._learned_gain is not None and \
                 float(np.abs(gain - self._learned_gain).max()) < LIGHT_DRIFT:
             return False
-        self._learned_gain = gain
+        self._learned_gain = gain  # a frame that does not read back is not tried again
         try:
             calibration = refresh(self.reader.calib, image, board)
         except (CalibrationError, ValueError) as exc:
@@ -110,7 +110,8 @@ class GameVision:
         if self.gate is not None:
             self.gate.forget()
         self.refreshed += 1
-        log.info("pieces learned again from the accepted board (the light changed)")
+        log.info("pieces learned again from an accepted board (a new game, or the light "
+                 "changed)")
         return True
 
 

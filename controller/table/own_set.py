@@ -354,6 +354,7 @@ class ReadingTap:
         return observation, stable
 
     def accepted(self, image: np.ndarray, board: Board) -> bool:
+        """Passed on: the table's vision may learn the pieces again (`GameVision.accepted`)."""
         return self.vision.accepted(image, board)
 
 

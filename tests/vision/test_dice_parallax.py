@@ -15,7 +15,8 @@ import pytest
 
 from tests.vision.dice_requirements import needs_model
 from vision import renderer
-from vision.dice import OUTLINE_LEAK, DiceReader, body_outline
+from vision.dice import DiceReader
+from vision.die_outline import OUTLINE_LEAK, body_outline
 from vision.geometry import DIE_SIZE_MM, load_geometry
 from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM, Parallax
 from vision.render_board import PlacedDie, see_from

@@ -11,20 +11,22 @@ import pytest
 from tests.vision.dice_requirements import DATA, needs_data, needs_model
 from vision import dice_model as dm
 from vision.dice import (
+    VIEW_TURNS,
+    DiceReader,
+    DieReading,
+    read_dice,
+    turned_view,
+)
+from vision.dice_eval import evaluate, load_labels, score_image
+from vision.die_outline import (
     ALONE_DIE_SIZES,
     OUTLINE_LEAK,
     OUTLINE_MAX_LONG,
     SILHOUETTE_LONG,
     SILHOUETTE_MAX_SHORT,
-    VIEW_TURNS,
-    DiceReader,
-    DieReading,
     body_outline,
-    read_dice,
     silhouette,
-    turned_view,
 )
-from vision.dice_eval import evaluate, load_labels, score_image
 
 pytestmark = [needs_data, needs_model]
 

@@ -21,8 +21,9 @@ from tests.cli import spieltisch
 from tests.vision.dice_requirements import needs_model
 from vision import dice_model as dm
 from vision import renderer
-from vision.dice import OUTLINE_LEAK, OUTLINE_MAX_LONG, DiceReader, body_outline
+from vision.dice import DiceReader
 from vision.dice_eval import LabelledDie, evaluate, load_labels, score_image
+from vision.die_outline import OUTLINE_LEAK, OUTLINE_MAX_LONG, body_outline
 from vision.geometry import load_geometry
 from vision.markers import marker_detector
 from vision.parallax import Parallax

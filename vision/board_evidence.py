@@ -134,11 +134,13 @@ def maedn_evidence(labels: np.ndarray, discs: FieldDiscs, colours: tuple[int, ..
     still = ((labels == BACKGROUND) | (labels == SHADOW)).sum(axis=1) / n
     weak = (labels == WEAK).sum(axis=1) / n
     unexplained = (labels == UNEXPLAINED).sum(axis=1) / n
-    # On a field painted in a colour in play, a little change is the paint in another light
-    # or blur (its own pawn changes it much: it is labelled that colour), elsewhere half a change.
-    tinted = np.array([look.startswith("tint") and int(look[4:]) in colours
-                       for look in discs.looks])
-    changed = np.clip(1.0 - still - np.where(tinted, 1.0, 0.5) * weak, 0.0, 1.0)
+    # Per field the index of the colour in play it is painted in (-1: none). There a little
+    # change is the paint in another light or blur (its own pawn changes it much: it is
+    # labelled that colour), and goes to that colour; elsewhere it is half a change.
+    painted = np.array([colours.index(int(look[4:]))
+                        if look.startswith("tint") and int(look[4:]) in colours else -1
+                        for look in discs.looks])
+    changed = np.clip(1.0 - still - np.where(painted >= 0, 1.0, 0.5) * weak, 0.0, 1.0)
     share = np.clip((changed - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
     p_change = CHANGE_SAYS[0] + (CHANGE_SAYS[1] - CHANGE_SAYS[0]) * share
     odds = np.log(p_change / (1 - p_change))
@@ -149,9 +151,8 @@ def maedn_evidence(labels: np.ndarray, discs: FieldDiscs, colours: tuple[int, ..
     pieces = np.column_stack([(labels == FIRST_PIECE + i).sum(axis=1) / n
                               for i in range(len(colours))]) + 0.5 * unexplained[:, None] / \
         max(1, len(colours))
-    for i, look in enumerate(discs.looks):
-        if look.startswith("tint") and int(look[4:]) in colours:
-            pieces[i, colours.index(int(look[4:]))] += weak[i]
+    for i in np.flatnonzero(painted >= 0):
+        pieces[i, painted[i]] += weak[i]
     which = np.log(np.maximum(pieces, FLOOR) / np.maximum(pieces, FLOOR).sum(axis=1,
                                                                             keepdims=True))
     logp = np.column_stack([FIELD_WEIGHT * np.log(1 - p_there),

@@ -3,7 +3,9 @@
 Corners come from the four ArUco markers when at least two are read; else from the corners the
 user gives (`corners=`); else from the board's outline. Outline candidates come from two
 searches (the outer contour of the picture's edges, and quadrilaterals of long straight lines),
-each taken as the board's outer edge or, on a board with a frame, as the frame's inner edge.
+and when none of those is believed, from a third (the long lines inside the board's probable
+region, where a patterned table top's own lines are left out), each taken as the board's
+outer edge or, on a board with a frame, as the frame's inner edge.
 A candidate is believed only when the print's layout agrees with the picture
 (`vision.layout_edges`): the points' triangles, the frame and the fields' circles must show
 edges where the geometry puts them. The winner is refined (corners and lens distortion) to the
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -255,9 +257,30 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
                   ) -> tuple[np.ndarray, Lens, Agreement]:
     """The outline candidate whose print lines up best: candidates (`board_outline`, their
     sides fitted to the picture's edges) ranked by how the print lines up, the best few
-    refined, and the best-fitting of those that the print believes (`_doubt`) taken."""
-    size = (image.shape[1], image.shape[0])
+    refined, and the best-fitting of those that the print believes (`_doubt`) taken. When
+    none is believed, the lines inside the board's probable region get a second chance (a
+    patterned table top's lines outrank the board's sides); the first refusal stands if
+    that fails too."""
     outlines = board_outline.candidate_quads(image, squares)
+    try:
+        return _judged_outline(outlines, image, geo, gradient, edges, refiner, period)
+    except CalibrationError as first:
+        second = board_outline.region_quads(image, outlines.kappa)
+        if not second:
+            raise
+        try:
+            return _judged_outline(replace(outlines, quads=second), image, geo, gradient,
+                                   edges, refiner, period)
+        except CalibrationError:
+            raise first from None
+
+
+def _judged_outline(outlines: board_outline.Outlines, image: np.ndarray,
+                    geo: BackgammonGeometry | MaednGeometry, gradient: np.ndarray,
+                    edges: LayoutEdges, refiner: _Refiner, period: float,
+                    ) -> tuple[np.ndarray, Lens, Agreement]:
+    """The best believed outline of `outlines`' candidates, else a refusal saying why."""
+    size = (image.shape[1], image.shape[0])
     quads = outlines.quads
     if not quads:
         raise CalibrationError("board outline not found: no four-sided outline in the picture",

@@ -3,7 +3,9 @@
 Two searches, because no one works on every table: the outer contour of the picture's edges
 (the board is full of edges, a plain table top around it is not) and quadrilaterals made of
 long straight lines (a wood-grain or patterned table top is full of edges too, but the board's
-sides are the long straight ones). Neither decides: `vision.board_finder` checks each
+sides are the long straight ones), and a third for table tops whose pattern is made of long
+straight lines itself (gingham, planks): the same lines, but only inside the region that
+stands out from the picture's border as one object. None decides: `vision.board_finder` checks each
 candidate against the print's layout. Corners are top-left first, clockwise, as the camera
 sees them (the camera must not be turned by more than 45° against the board).
 """
@@ -29,6 +31,10 @@ OUTLINE_INSET_PX = 1.5  # the traced contour runs this far outside the edge (dil
 LINES_PER_SIDE = 14
 #: A board covers at least this share of the picture.
 MIN_AREA = 0.06
+#: Region search: GrabCut runs on the picture shrunk to this width, and edges this share of
+#: the picture's shorter side beyond the region it finds still count (the board's own sides).
+REGION_WIDTH = 400
+REGION_MARGIN = 0.03
 
 Quad = np.ndarray  # (4, 2) picture px, top-left first, clockwise
 Line = tuple[np.ndarray, np.ndarray, float]  # a point on it, unit direction, support in px
@@ -61,6 +67,48 @@ def candidate_quads(image: np.ndarray, squares: Sequence[np.ndarray] = ()) -> Ou
     out += [(lens.distort(fit_sides(quad, edge_points)), kappa)
             for quad in line_quads(straight, lines)]
     return Outlines(out, lines, kappa)
+
+
+def region_quads(image: np.ndarray, kappa: float) -> list[tuple[Quad, float]]:
+    """Quadrilaterals of the long lines inside the board's probable region (`board_region`),
+    through the lens `kappa`: the second chance when no outline of `candidate_quads` is
+    believed."""
+    lens = Lens(kappa, (image.shape[1], image.shape[0]))
+    straight = undistorted(image, lens)
+    region = board_region(straight)
+    if region is None:
+        return []
+    edge_points = np.argwhere(colour_edges(straight) > 0)[:, ::-1].astype(np.float64)
+    return [(lens.distort(fit_sides(quad, edge_points)), kappa)
+            for quad in line_quads(straight, _lines(straight, region))]
+
+
+def board_region(image: np.ndarray) -> np.ndarray | None:
+    """Where the board probably lies (a mask): the picture's main object against its border,
+    which is taken as table (GrabCut), grown by `REGION_MARGIN`; None when nothing of a
+    board's size stands out. A patterned table top (gingham, flowers, planks) is full of long
+    straight lines that outrank the board's own sides; inside this region only the board's
+    are left."""
+    h, w = image.shape[:2]
+    scale = min(1.0, REGION_WIDTH / w)
+    small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    sh, sw = small.shape[:2]
+    border = max(2, round(0.02 * sw))
+    mask = np.zeros((sh, sw), np.uint8)
+    models = (np.zeros((1, 65)), np.zeros((1, 65)))
+    cv2.grabCut(small, mask, (border, border, sw - 2 * border, sh - 2 * border), *models, 5,
+                cv2.GC_INIT_WITH_RECT)
+    fore = ((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(fore)
+    if count < 2:
+        return None
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[largest, cv2.CC_STAT_AREA] < MIN_AREA * sh * sw:
+        return None
+    grow = 2 * round(REGION_MARGIN * min(sh, sw)) + 1
+    region = cv2.dilate((labels == largest).astype(np.uint8),
+                        cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
+    return cv2.resize(region, (w, h), interpolation=cv2.INTER_NEAREST) > 0
 
 
 def fit_sides(quad: Quad, edge_points: np.ndarray, band: float = 4.0) -> Quad:
@@ -278,9 +326,12 @@ def colour_edges(image: np.ndarray) -> np.ndarray:
     return out
 
 
-def _lines(image: np.ndarray) -> list[Line]:
-    """Long straight lines: (a point, unit direction, support in px), strongest first."""
+def _lines(image: np.ndarray, within: np.ndarray | None = None) -> list[Line]:
+    """Long straight lines: (a point, unit direction, support in px), strongest first; only
+    from the edges `within` a mask when one is given."""
     edges = colour_edges(image)
+    if within is not None:
+        edges[~within] = 0
     h, w = edges.shape
     short = min(h, w)
     segs = cv2.HoughLinesP(edges, 1, np.pi / 360, threshold=40, minLineLength=0.08 * short,

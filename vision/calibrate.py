@@ -144,15 +144,14 @@ def refresh(calib: Calibration, image: np.ndarray, position: BackgammonBoard | M
     empty board): the piece colours and what their rims and outlines score, in the light of
     now, which drifts over an evening. The frame must read back as the position with what
     was relearned; otherwise CalibrationError, and `calib` stays the one in force."""
-    check_image(image)
-    if (image.shape[1], image.shape[0]) != calib.image_size:
-        raise CalibrationError(f"the frame is {image.shape[1]}×{image.shape[0]}, the "
-                               f"calibration was made for {calib.image_size[0]}×"
-                               f"{calib.image_size[1]}", NOT_ONE_SIZE)
+    _check_frame(calib, image)
     geo = calib.geometry().board(calib.game)
     if isinstance(geo, BackgammonGeometry) != isinstance(position, BackgammonBoard):
         raise ValueError(f"the position given is not a {calib.game} position")
     warped = FrameReader(calib, players=calib.players, dice_reader=None).warp(image)
+    if warped.lost:
+        raise CalibrationError("the board is not where the calibration saw it: the camera or "
+                               "the board moved", CAMERA_MOVED)
     board_look = EmptyBoard(calib.empty, calib.noise)
     lit = warped.light.correct(warped.image)
     colours, in_play = _learn_colours(geo, lit, board_look, position, calib.pose())
@@ -161,6 +160,32 @@ def refresh(calib: Calibration, image: np.ndarray, position: BackgammonBoard | M
                                            players=players), geo, lit, position)
     _read_back(new, geo, lit, position, players, None)
     return new
+
+
+def revisit(calib: Calibration, image: np.ndarray, position: BackgammonBoard | MaednBoard
+            ) -> Calibration:
+    """`calib` for a camera (or board) that moved further than a knock: the board found again
+    in `image`, a frame of the accepted `position`, by its markers or outline; the empty
+    board learned stays (it is kept in board millimetres, whatever the view), the pieces are
+    learned again in the new view (`refresh`), and the frame must read back as the position.
+    Otherwise CalibrationError, and `calib` stays the one in force."""
+    _check_frame(calib, image)
+    size = (image.shape[1], image.shape[0])
+    fix = find_board(image, calib.game, calib.geometry())
+    pose = pose_from_homography(fix.homography, size,
+                                calib.camera_height_mm if calib.height_measured else None)
+    moved = dataclasses.replace(
+        calib, homography=tuple(float(v) for v in fix.homography.ravel()), method=fix.method,
+        lens_kappa=fix.lens.kappa, camera_height_mm=float(pose.height), nadir_mm=pose.nadir)
+    return refresh(moved, image, position)
+
+
+def _check_frame(calib: Calibration, image: np.ndarray) -> None:
+    check_image(image)
+    if (image.shape[1], image.shape[0]) != calib.image_size:
+        raise CalibrationError(f"the frame is {image.shape[1]}×{image.shape[0]}, the "
+                               f"calibration was made for {calib.image_size[0]}×"
+                               f"{calib.image_size[1]}", NOT_ONE_SIZE)
 
 
 def _with_levels(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, lit: np.ndarray,

@@ -59,21 +59,25 @@ class Aligner:
     def alignment(self, frame_structure: np.ndarray) -> np.ndarray | None:
         """The 2×3 affine map taking a point of the empty board's warp to where the frame
         shows it; None when the frame has not moved (or cannot be matched)."""
+        return self.measure(frame_structure)[0]
+
+    def measure(self, frame_structure: np.ndarray) -> tuple[np.ndarray | None, bool]:
+        """`alignment`, and whether the board is `lost`, measured once."""
         if self.still(frame_structure):
-            return None
+            return None, False
         src, dst = self._shifts(_half(frame_structure * self.free))
         if len(src) < 2:
-            return None
+            return None, True
         shifts = np.array(dst) - np.array(src)
         if np.abs(shifts).max() < MOVED_MM:
-            return None
+            return None, False
         if len(src) < 3:
             mean = shifts.mean(axis=0)
             matrix = np.array([[1.0, 0.0, mean[0]], [0.0, 1.0, mean[1]]])
-            return matrix if self._helps(frame_structure, matrix) else None
-        matrix, _ = cv2.estimateAffinePartial2D(np.array(src, np.float32),
-                                                np.array(dst, np.float32))
-        return matrix if self._helps(frame_structure, matrix) else None
+        else:
+            matrix, _ = cv2.estimateAffinePartial2D(np.array(src, np.float32),
+                                                    np.array(dst, np.float32))
+        return (matrix if self._helps(frame_structure, matrix) else None), False
 
     def _helps(self, frame_structure: np.ndarray, matrix: np.ndarray | None) -> bool:
         """True when the print's strongest edges lie stronger in the frame where `matrix`

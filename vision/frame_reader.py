@@ -44,7 +44,7 @@ from vision.frame_align import Aligner, realign
 from vision.geometry import BackgammonGeometry, MaednGeometry
 from vision.lane_rings import RingScores, ring_places, ring_scores
 from vision.lens import WARP_PX_PER_MM, warp_board
-from vision.observation import BLOCKED, IMPOSSIBLE, UNCERTAIN, Observation
+from vision.observation import BLOCKED, IMPOSSIBLE, MOVED, UNCERTAIN, Observation
 from vision.piece_edges import new_structure, structure
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,7 @@ class Warped:
     image: np.ndarray
     edges: np.ndarray
     light: Light
+    lost: bool = False  # the board moved further than a knock (`vision.frame_align`)
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ class BoardReading:
 
     board: BackgammonBoard | MaednBoard | None
     evidence: be.MaednEvidence | be.LaneEvidence | None
-    problem: str  # "", BLOCKED, UNCERTAIN or IMPOSSIBLE
+    problem: str  # "", BLOCKED, MOVED, UNCERTAIN or IMPOSSIBLE
     why: str  # in English, for people
     confidence: tuple[tuple[str, float], ...] = ()
     contents: dict[str, int] = field(default_factory=dict)  # each field's likeliest content
@@ -214,14 +215,17 @@ class FrameReader:
         geo = self.board_geo
         raw = warp_board(image, self.homography, geo.width, geo.height, self.calib.lens)
         edges = structure(raw)
-        moved = self.aligner.alignment(edges)
+        moved, lost = self.aligner.measure(edges)
         if moved is not None:
             raw, edges = realign(raw, moved), realign(edges, moved)
-        return Warped(raw, edges, self.empty.light(raw))
+        return Warped(raw, edges, self.empty.light(raw), lost)
 
     def read_board(self, image: np.ndarray) -> BoardReading:
         """The board in one frame (8-bit BGR of the calibrated size; else ValueError)."""
         warped = self.warp(image)
+        if warped.lost:
+            return BoardReading(None, None, MOVED, "the board is not where it was calibrated: "
+                                "the camera or the board moved further than a knock")
         return self.read_warp(warped.image, warped.edges, warped.light)
 
     def read_warp(self, warp: np.ndarray, edges: np.ndarray | None = None,
@@ -314,8 +318,8 @@ class FrameReader:
         reading = self.read_board(image)
         conf = reading.confidence
         lowest = min((c for _, c in conf), default=0.0)
-        if reading.problem == BLOCKED:
-            return Observation(None, (), True, 0.0, conf, BLOCKED)
+        if reading.problem in (BLOCKED, MOVED):
+            return Observation(None, (), True, 0.0, conf, reading.problem)
         dice = tuple(self.dice_reader(image)) if self.dice_reader is not None else ()
         return Observation(reading.board, dice, False, lowest, conf, reading.problem,
                            reading.evidence)

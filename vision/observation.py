@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 BLOCKED = "blocked"  # a hand, arm or shadow hides part of the board
 UNCERTAIN = "uncertain"  # some field could not be read with enough confidence
 IMPOSSIBLE = "impossible"  # the fields read do not make a position (e.g. 14 white checkers)
+MOVED = "moved"  # the board is not where the calibration saw it: the camera or board moved
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ reader, the still-frame gate and the stabilizer of `vision/`."""
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,11 @@ from controller.config import Config
 from controller.words import BackgammonBoard, MaednBoard
 from controller.words.events import NewGame
 from vision.board_errors import CalibrationError
-from vision.calibrate import calibrate, refresh
+from vision.calibrate import calibrate, refresh, revisit
 from vision.calibration import Calibration
 from vision.change_gate import ChangeGate
 from vision.frame_reader import FrameReader
-from vision.observation import Observation
+from vision.observation import MOVED, Observation
 from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
 from vision.stabilizer import Stabilizer
 
@@ -29,6 +30,11 @@ log = logging.getLogger(__name__)
 #: channel at the board's centre, about 15 %) from the light the pieces were last learned in
 #: before they are learned again from it.
 LIGHT_DRIFT = 0.14
+#: The board must be lost (the camera or the board moved further than a knock) this long
+#: before the table looks for it again (a hand passing over the board is gone sooner); a search
+#: that failed is tried again after `RETRY_S`.
+LOST_FOR_S = 2.0
+RETRY_S = 10.0
 
 
 class GameVision:
@@ -44,6 +50,12 @@ class GameVision:
     at), and later whenever the light has drifted since, the pieces are learned again from it
     (`vision.calibrate.refresh`); a frame that does not read back keeps the calibration as it
     was. `relearn=False` keeps the first calibration all game.
+
+    A board lost for `LOST_FOR_S` (the camera was bumped or turned, the board pushed) is found
+    again in a frame that should show the position the referee holds (`moved`,
+    `vision.calibrate.revisit`): the empty board learned stays, the view is new. A frame that
+    does not read back as that position (pieces moved meanwhile) keeps the table waiting, and
+    the search is tried again every `RETRY_S`.
     """
 
     def __init__(
@@ -62,6 +74,9 @@ class GameVision:
         self.frames_skipped = 0
         self.refreshed = 0  # calibrations relearned from accepted boards
         self._learned_gain: np.ndarray | None = None  # the light the pieces were learned in
+        self.found_again = 0  # calibrations renewed after the board was lost
+        self._lost_since: float | None = None
+        self._searched_at = -math.inf
 
     def start_game(self, event: NewGame) -> None:
         self.event = event
@@ -87,7 +102,31 @@ class GameVision:
             observation = self.last = self.reader.read(image)
             if gate is not None:
                 gate.read_done(image)
+        if observation.problem != MOVED:
+            self._lost_since = None
+        elif self._lost_since is None:
+            self._lost_since = t
         return observation, self.stabilizer.feed(observation, t)
+
+    def moved(self, image: np.ndarray, board: BackgammonBoard | MaednBoard, t: float) -> bool:
+        """The board has not been where it was calibrated since `observe` first said so; once
+        that lasted `LOST_FOR_S`, find it again in `image`, which should show `board` (the
+        position the referee holds). True when the calibration was renewed."""
+        if self.reader is None or self.event is None or self._lost_since is None:
+            return False
+        if t - self._lost_since < LOST_FOR_S or t - self._searched_at < RETRY_S:
+            return False
+        self._searched_at = t
+        try:
+            calibration = revisit(self.reader.calib, image, board)
+        except (CalibrationError, ValueError) as exc:
+            log.warning("the board moved and was not found again: %s", exc)
+            return False
+        self._renew(calibration)
+        self._lost_since = None
+        self.found_again += 1
+        log.info("the board moved: found again, pieces learned in the new view")
+        return True
 
     def accepted(self, image: np.ndarray, board: BackgammonBoard | MaednBoard) -> bool:
         """`image` shows `board`, which the referee holds as the position: learn the pieces
@@ -105,14 +144,19 @@ class GameVision:
         except (CalibrationError, ValueError) as exc:
             log.info("pieces not learned again from the accepted board: %s", exc)
             return False
-        self.reader = FrameReader(calibration, players=self.event.players,
-                                  dice_reader=self.reader.dice_reader)
-        if self.gate is not None:
-            self.gate.forget()
+        self._renew(calibration)
         self.refreshed += 1
         log.info("pieces learned again from an accepted board (a new game, or the light "
                  "changed)")
         return True
+
+
+    def _renew(self, calibration: Calibration) -> None:
+        assert self.reader is not None and self.event is not None
+        self.reader = FrameReader(calibration, players=self.event.players,
+                                  dice_reader=self.reader.dice_reader)
+        if self.gate is not None:
+            self.gate.forget()
 
 
 class FrameCalibration:

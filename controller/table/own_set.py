@@ -357,6 +357,10 @@ class ReadingTap:
         """Passed on: the table's vision may learn the pieces again (`GameVision.accepted`)."""
         return self.vision.accepted(image, board)
 
+    def moved(self, image: np.ndarray, board: Board, t: float) -> bool:
+        """Passed on: the table's vision finds the board again (`GameVision.moved`)."""
+        return self.vision.moved(image, board, t)
+
 
 def _copy(frame: _Frame) -> _Frame:
     return _Frame(frame.image.copy(), frame.number, frame.t)

@@ -32,6 +32,7 @@ from controller.words.signals import (
     Signal,
     Turn,
 )
+from vision.observation import MOVED
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,11 @@ class Vision(Protocol):
 
     def accepted(self, image: np.ndarray, board: Any) -> bool:
         """`image` shows `board`, the position the referee holds (a labelled frame)."""
+        ...
+
+    def moved(self, image: np.ndarray, board: Any, t: float) -> bool:
+        """The board is not where the calibration saw it in `image`; `board` is the position
+        the referee holds (what the frame should show): find the board again."""
         ...
 
 
@@ -111,6 +117,8 @@ class TablePipeline:
         for listener in self.listeners:
             listener.on_frame(t, image)
         observation, stable = self.vision.observe(image, t)
+        if getattr(observation, "problem", "") == MOVED and isinstance(self.referee, TurnBoards):
+            self.vision.moved(image, self.referee.position_board(), t)
         out: list[Signal] = []
         events = self.observations.update(observation, stable, t)
         for event in events + self._scored(observation, t):

@@ -3,6 +3,7 @@ resuming from a real SQLite journal."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,7 @@ from controller.words.signals import EXPECT_MOVE, EXPECT_ROLL, Notice, Turn
 from hardware.display_text import pages_for
 from tests.integration.table_harness import Collector
 from vision.dice import DieReading
-from vision.observation import BLOCKED, Observation
+from vision.observation import BLOCKED, MOVED, Observation
 from vision.parallax import DEFAULT_CAMERA_HEIGHT_MM
 
 START = bg.Position.initial(bg.Options.preset("standard")).to_board()
@@ -283,3 +284,45 @@ def test_the_pieces_are_learned_again_from_boards_the_referee_holds_when_the_lig
     assert vision.refreshed == 2 and vision.reader is not None
     assert vision.reader.calib is not first
     assert vision.reader.read(render(Scene(start, light=0.6))).board == start
+
+
+def test_a_bumped_camera_finds_the_board_again_from_the_position_the_referee_holds() -> None:
+    """The camera turned by a knock far beyond what the frame aligner straightens: the frames
+    say the board moved (blocked, not misread) until the table, once the board stayed lost a
+    while, finds it again in a frame showing the position the referee holds and reads on with
+    the empty board it learned. A frame of another position (pieces moved meanwhile) does not
+    calibrate it."""
+    size = (960, 540)
+    render = SceneRenderer(*size, seed=4)
+    vision = GameVision(0.2, FrameCalibration(measured_camera_heights(4, size)))
+    pipeline = TablePipeline(Referee(), vision=vision)
+    start = MaednBoard(((-1,) * 4, (-1,) * 4))
+    pipeline.handle(NewGame("maedn", "hofer", 2))
+    t = 0.0
+
+    def show(scene: Scene, frames: int, step: float = 0.5) -> list[Observation]:
+        nonlocal t
+        image = render(scene)
+        seen = []
+        for _ in range(frames):
+            pipeline.feed_frame(t, image)
+            seen.append(vision.last)
+            t += step
+        return seen
+
+    show(Scene(start), 4)
+    assert pipeline.observations.board == start and vision.reader is not None
+    first = vision.reader.calib
+    camera = render._cameras["maedn"]
+    render._cameras["maedn"] = dataclasses.replace(
+        camera, yaw=camera.yaw + 0.06, position=(camera.position[0] + 25.0,
+                                                 *camera.position[1:]))
+    moved_piece = MaednBoard(((-1, -1, -1, 0), (-1,) * 4))
+    seen = show(Scene(moved_piece), 8)  # 3.5 s lost, but not the position the referee holds
+    assert all(o.blocked and o.problem == MOVED for o in seen)
+    assert vision.found_again == 0 and vision.reader.calib is first
+    seen = show(Scene(start), 30)  # 10 s later the search is tried again
+    assert vision.found_again == 1 and vision.reader.calib is not first
+    assert vision.reader.calib.empty is first.empty  # the empty board learned stays
+    assert seen[-1].board == start and pipeline.observations.board == start
+    assert vision.reader.read(render(Scene(moved_piece))).board == moved_piece

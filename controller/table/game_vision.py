@@ -108,14 +108,16 @@ class GameVision:
             self._lost_since = t
         return observation, self.stabilizer.feed(observation, t)
 
-    def moved(self, image: np.ndarray, board: BackgammonBoard | MaednBoard, t: float) -> bool:
+    def moved(self, image: np.ndarray, board: BackgammonBoard | MaednBoard, t: float
+              ) -> bool | None:
         """The board has not been where it was calibrated since `observe` first said so; once
         that lasted `LOST_FOR_S`, find it again in `image`, which should show `board` (the
-        position the referee holds). True when the calibration was renewed."""
+        position the referee holds). True when the calibration was renewed, False when the
+        board was looked for in vain, None when it was not looked for now."""
         if self.reader is None or self.event is None or self._lost_since is None:
-            return False
+            return None
         if t - self._lost_since < LOST_FOR_S or t - self._searched_at < RETRY_S:
-            return False
+            return None
         self._searched_at = t
         try:
             calibration = revisit(self.reader.calib, image, board)

@@ -15,6 +15,8 @@ CAMERA_LOST = reason("table.camera_lost")
 CAMERA_BACK = reason("table.camera_back")
 CONFIRM_DICE = reason("table.confirm_dice")  # {dice}: the dice the table drew
 SENSOR_STUCK = reason("table.sensor_stuck")  # {input}: which button or sensor
+BOARD_MOVED = reason("table.board_moved")  # the board is lost and not found again yet
+BOARD_FOUND = reason("table.board_found")
 
 
 def notice(why: Reason, **params: object) -> Notice:

@@ -357,7 +357,7 @@ class ReadingTap:
         """Passed on: the table's vision may learn the pieces again (`GameVision.accepted`)."""
         return self.vision.accepted(image, board)
 
-    def moved(self, image: np.ndarray, board: Board, t: float) -> bool:
+    def moved(self, image: np.ndarray, board: Board, t: float) -> bool | None:
         """Passed on: the table's vision finds the board again (`GameVision.moved`)."""
         return self.vision.moved(image, board, t)
 

@@ -20,7 +20,7 @@ import numpy as np
 from controller.referee import rule_options
 from controller.rules.games import Game, game_named
 from controller.table.board_scoring import BoardScoring, TurnBoards
-from controller.table.notices import RESUMED, notice
+from controller.table.notices import BOARD_FOUND, BOARD_MOVED, RESUMED, notice
 from controller.table.observation_events import ObservationEvents
 from controller.words.events import BoardObserved, DieThrown, ElectronicRoll, Event, NewGame
 from controller.words.signals import (
@@ -66,9 +66,10 @@ class Vision(Protocol):
         """`image` shows `board`, the position the referee holds (a labelled frame)."""
         ...
 
-    def moved(self, image: np.ndarray, board: Any, t: float) -> bool:
+    def moved(self, image: np.ndarray, board: Any, t: float) -> bool | None:
         """The board is not where the calibration saw it in `image`; `board` is the position
-        the referee holds (what the frame should show): find the board again."""
+        the referee holds (what the frame should show): find the board again. True when
+        found, False when looked for in vain, None when not looked for this frame."""
         ...
 
 
@@ -117,9 +118,11 @@ class TablePipeline:
         for listener in self.listeners:
             listener.on_frame(t, image)
         observation, stable = self.vision.observe(image, t)
-        if getattr(observation, "problem", "") == MOVED and isinstance(self.referee, TurnBoards):
-            self.vision.moved(image, self.referee.position_board(), t)
         out: list[Signal] = []
+        if getattr(observation, "problem", "") == MOVED and isinstance(self.referee, TurnBoards):
+            found = self.vision.moved(image, self.referee.position_board(), t)
+            if found is not None:
+                out += self.announce([notice(BOARD_FOUND if found else BOARD_MOVED)])
         events = self.observations.update(observation, stable, t)
         for event in events + self._scored(observation, t):
             signals = self.handle(event, "vision")

@@ -20,7 +20,14 @@ from controller.table.app import TableApp
 from controller.table.camera_frames import Frame
 from controller.table.camera_lost import CameraLostMode
 from controller.table.game_vision import FrameCalibration, GameVision
-from controller.table.notices import MATCH_SCORE, RESUMED, SENSOR_STUCK, match_notices
+from controller.table.notices import (
+    BOARD_FOUND,
+    BOARD_MOVED,
+    MATCH_SCORE,
+    RESUMED,
+    SENSOR_STUCK,
+    match_notices,
+)
 from controller.table.observation_events import ObservationEvents
 from controller.table.pipeline import TablePipeline
 from controller.table.stuck_inputs import TRAY, StuckInputFilter
@@ -300,12 +307,15 @@ def test_a_bumped_camera_finds_the_board_again_from_the_position_the_referee_hol
     pipeline.handle(NewGame("maedn", "hofer", 2))
     t = 0.0
 
+    said: list[str] = []
+
     def show(scene: Scene, frames: int, step: float = 0.5) -> list[Observation]:
         nonlocal t
         image = render(scene)
         seen = []
         for _ in range(frames):
-            pipeline.feed_frame(t, image)
+            said.extend(s.reason.key for s in pipeline.feed_frame(t, image)
+                        if isinstance(s, Notice))
             seen.append(vision.last)
             t += step
         return seen
@@ -321,8 +331,10 @@ def test_a_bumped_camera_finds_the_board_again_from_the_position_the_referee_hol
     seen = show(Scene(moved_piece), 8)  # 3.5 s lost, but not the position the referee holds
     assert all(o.blocked and o.problem == MOVED for o in seen)
     assert vision.found_again == 0 and vision.reader.calib is first
+    assert said == [BOARD_MOVED.key]  # once, after 2 s: put the pieces back
     seen = show(Scene(start), 30)  # 10 s later the search is tried again
     assert vision.found_again == 1 and vision.reader.calib is not first
+    assert said == [BOARD_MOVED.key, BOARD_FOUND.key]
     assert vision.reader.calib.empty is first.empty  # the empty board learned stays
     assert seen[-1].board == start and pipeline.observations.board == start
     assert vision.reader.read(render(Scene(moved_piece))).board == moved_piece

@@ -10,6 +10,7 @@ frame against every legal result of a turn (docs/vision.md, "When the reading is
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -180,6 +181,44 @@ def maedn_board(evidence: MaednEvidence, seat_colours: tuple[int, ...]) -> Maedn
     if any(len(s) > PIECES_PER_SEAT for s in seats):
         return None
     return MaednBoard(tuple(tuple(sorted(s)) for s in seats))
+
+
+#: Before looking: each colour in play has its four pawns on the board's fields (house, track
+#: or goal); now and then one is in a hand or beside the board (a captured pawn on its way
+#: home).
+PAWNS_PRIOR = {PIECES_PER_SEAT: 0.97, PIECES_PER_SEAT - 1: 0.03}
+
+
+def conserve_pawns(evidence: MaednEvidence) -> MaednEvidence:
+    """The fields' probabilities once the four pawns each colour has are taken into account:
+    a field left unsure (a patch of light that is no pawn's colour, a pawn blending into its
+    painted field) is settled by how many of the colour the other fields surely hold. Per
+    colour, each unsure field's chance of holding it is weighed with the count the others
+    make; the field's other states keep their proportions."""
+    unsure = evidence.logp.max(axis=1) <= SURE
+    if not unsure.any():
+        return evidence
+    logp = evidence.logp.copy()
+    prior = np.full(PIECES_PER_SEAT + 3, 1e-6)
+    for total, p in PAWNS_PRIOR.items():
+        prior[total] = p
+    for k in range(1, logp.shape[1]):
+        fields = np.flatnonzero(np.isfinite(logp[:, k]))
+        q = np.clip(np.exp(logp[fields, k]), 1e-12, 1 - 1e-12)
+        for m in np.flatnonzero(unsure[fields]):
+            i = fields[m]
+            rest = np.array([1.0])
+            for j in np.flatnonzero(q > 1e-6):  # the others hardly change the count
+                if j != m:
+                    rest = np.convolve(rest, [1 - q[j], q[j]])[:PIECES_PER_SEAT + 2]
+            rest = np.pad(rest, (0, PIECES_PER_SEAT + 2 - len(rest)))
+            there = q[m] * float(prior[1:PIECES_PER_SEAT + 3] @ rest)
+            bare = (1 - q[m]) * float(prior[:PIECES_PER_SEAT + 2] @ rest)
+            post = there / (there + bare)
+            others = np.arange(logp.shape[1]) != k
+            logp[i, others] += math.log(max(1 - post, 1e-300) / (1 - q[m]))
+            logp[i, k] = math.log(max(post, 1e-300))
+    return dataclasses.replace(evidence, logp=_normalise(logp))
 
 
 #: A seat with fewer than four pieces seen is an illegal board (a captured piece not put back

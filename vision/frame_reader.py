@@ -259,8 +259,9 @@ class FrameReader:
         else:
             evidence = self._fields(warp, shade, light,
                                     structure(warp) if edges is None else edges)
-            board = be.maedn_board(evidence, self.seat_colours)
-            conf, contents = evidence.confidence(), evidence.contents()
+            counted = be.conserve_pawns(evidence)
+            board = be.maedn_board(counted, self.seat_colours)
+            conf, contents = counted.confidence(), counted.contents()
         if board is None:
             return BoardReading(None, evidence, IMPOSSIBLE,
                                 "the pieces seen cannot stand like that (too many of a colour)",

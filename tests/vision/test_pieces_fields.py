@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from controller.words import BackgammonBoard, MaednBoard
-from vision.board_evidence import MaednEvidence, maedn_evidence, missing_checkers, unseen_in_house
+from vision.board_evidence import (
+    MaednEvidence,
+    conserve_pawns,
+    maedn_evidence,
+    missing_checkers,
+    unseen_in_house,
+)
 from vision.board_look import (
     BACKGROUND,
     FIRST_PIECE,
@@ -210,3 +216,37 @@ def test_a_frame_short_of_a_checker_is_read_at_the_table_but_not_alone(backgammo
     alone = FrameReader(reader.calib, dice_reader=None, all_checkers=True).read_board(image)
     assert alone.board is None and alone.problem == "uncertain"
     assert "14 white checkers seen of 15" in alone.why
+
+
+def _counted(rows: dict[str, list[float]]) -> dict[str, np.ndarray]:
+    """`conserve_pawns` on colour 0's fields given as name → [P(empty), P(colour 0)]."""
+    names = tuple(rows)
+    logp = np.log(np.array([rows[n] for n in names]))
+    evidence = MaednEvidence(names, (0,), logp, np.zeros(len(names)),
+                             load_geometry().board("maedn"))
+    return dict(zip(names, np.exp(conserve_pawns(evidence).logp), strict=True))
+
+
+def test_four_pawns_surely_seen_leave_no_room_for_a_fifth() -> None:
+    """A patch of light on t30 that is no pawn's colour left it 0.89 empty; colour 0's four
+    pawns stand surely elsewhere, so t30 is empty for sure."""
+    sure = {f"t{i:02d}": [1e-6, 1.0] for i in range(4)}
+    counted = _counted({**sure, "t30": [0.89, 0.11]})
+    assert counted["t30"][0] > 0.999 and counted["t00"][1] > 0.999
+
+
+def test_a_fourth_pawn_blending_into_its_house_is_found_by_the_count() -> None:
+    """Three pawns seen surely and a house field half believed to hold the fourth: the count
+    of four settles it; two equally unsure fields for one missing pawn stay unsure."""
+    sure = {f"t{i:02d}": [1e-6, 1.0] for i in range(3)}
+    counted = _counted({**sure, "h00": [0.5, 0.5], "h01": [1.0 - 1e-6, 1e-6]})
+    assert counted["h00"][1] > 0.95
+    split = _counted({**sure, "h00": [0.5, 0.5], "h01": [0.5, 0.5]})
+    assert 0.3 < split["h00"][1] < 0.7 and 0.3 < split["h01"][1] < 0.7
+
+
+def test_surely_read_fields_are_left_as_they_are() -> None:
+    names = ("t00", "t01")
+    evidence = MaednEvidence(names, (0,), np.log(np.array([[1e-6, 1.0], [1.0, 1e-6]])),
+                             np.zeros(2), load_geometry().board("maedn"))
+    assert conserve_pawns(evidence) is evidence

@@ -10,6 +10,10 @@ PARTLY_OUTSIDE = reason("vision_partly_outside", "Brett liegt teilweise außerha
                         "Part of the board is outside the picture")
 MARKERS_MISSING = reason("vision_markers_missing", "Nicht alle Eckmarken sichtbar",
                          "Not all corner markers are visible")
+OUTLINE_SECOND_LOOK = reason(
+    "vision_outline_second_look",
+    "Brettumriss erst im zweiten Anlauf gefunden: in der Übersicht prüfen, sonst --corners",
+    "Board outline found only on a second look: check it in the overlay, else give --corners")
 NO_BOARD = reason("vision_no_board", "Brett nicht gefunden", "Board not found")
 NOT_THIS_BOARD = reason("vision_not_this_board",
                         "Das gefundene Brett passt nicht zur Brettbeschreibung",

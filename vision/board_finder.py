@@ -28,6 +28,7 @@ from vision.board_errors import (
     MARKERS_MISSING,
     NO_BOARD,
     NOT_THIS_BOARD,
+    OUTLINE_SECOND_LOOK,
     PARTLY_OUTSIDE,
     WRONG_CORNERS,
     CalibrationError,
@@ -169,7 +170,10 @@ def find_board(image: np.ndarray, game: str, geometry: TableGeometry | None = No
         if use_markers:
             warnings.append(MARKERS_MISSING)
         method = "outline"
-        hom, lens, agree = _from_outline(small, squares, geo, gradient, edges, refiner, period)
+        hom, lens, agree, second = _from_outline(small, squares, geo, gradient, edges, refiner,
+                                                 period)
+        if second:
+            warnings.append(OUTLINE_SECOND_LOOK)
     log.debug("board by %s: agreement %s", method, agree.ratios)
     fix = _full_size(hom, lens, scale, (w, h))
     outer = fix.to_image(board_corners(geo.width, geo.height))
@@ -254,8 +258,9 @@ def _with_outline_corners(hom: np.ndarray, src: np.ndarray, dst: np.ndarray,
 def _from_outline(image: np.ndarray, squares: list[np.ndarray],
                   geo: BackgammonGeometry | MaednGeometry, gradient: np.ndarray,
                   edges: LayoutEdges, refiner: _Refiner, period: float,
-                  ) -> tuple[np.ndarray, Lens, Agreement]:
-    """The outline candidate whose print lines up best: candidates (`board_outline`, their
+                  ) -> tuple[np.ndarray, Lens, Agreement, bool]:
+    """The outline candidate whose print lines up best (and whether it took the second
+    chance): candidates (`board_outline`, their
     sides fitted to the picture's edges) ranked by how the print lines up, the best few
     refined, and the best-fitting of those that the print believes (`_doubt`) taken. When
     none is believed, the lines inside the board's probable region get a second chance (a
@@ -263,14 +268,14 @@ def _from_outline(image: np.ndarray, squares: list[np.ndarray],
     that fails too."""
     outlines = board_outline.candidate_quads(image, squares)
     try:
-        return _judged_outline(outlines, image, geo, gradient, edges, refiner, period)
+        return (*_judged_outline(outlines, image, geo, gradient, edges, refiner, period), False)
     except CalibrationError as first:
         second = board_outline.region_quads(image, outlines.kappa)
         if not second:
             raise
         try:
-            return _judged_outline(replace(outlines, quads=second), image, geo, gradient,
-                                   edges, refiner, period)
+            return (*_judged_outline(replace(outlines, quads=second), image, geo, gradient,
+                                     edges, refiner, period), True)
         except CalibrationError:
             raise first from None
 

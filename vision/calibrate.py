@@ -23,6 +23,7 @@ from vision.board_errors import (
     COVERED,
     DICE_TOO_SMALL,
     NOT_ONE_SIZE,
+    OUTLINE_SECOND_LOOK,
     POSITION_DIFFERS,
     TOO_DIM,
     CalibrationError,
@@ -131,8 +132,9 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
     try:
         _read_back(calib, geo, lit, start, players, empty_warp if empty is not None else None)
     except CalibrationError as exc:
-        poor = [w for w in warnings if w in (TOO_DIM, BLURRED, DICE_TOO_SMALL)]
-        if poor:  # a dim, blurred or small picture is the likelier cause: say so too
+        poor = [w for w in warnings
+                if w in (TOO_DIM, BLURRED, DICE_TOO_SMALL, OUTLINE_SECOND_LOOK)]
+        if poor:  # a dim, blurred or small picture, or a doubtful outline: say so too
             exc.args = (f"{exc.args[0]} ({'; '.join(w.en.lower() for w in poor)})",)
         raise
     return calib

@@ -10,6 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.board_errors import OUTLINE_SECOND_LOOK
 from vision.board_finder import board_corners, find_board
 from vision.board_outline import board_region, candidate_quads, region_quads
 from vision.geometry import load_geometry
@@ -71,3 +72,4 @@ def test_the_outline_on_gingham_is_the_board() -> None:
     fix = find_board(image, setup["game"], geometry)
     off = np.linalg.norm(fix.to_image(board_corners(geo.width, geo.height)) - true, axis=1)
     assert fix.method == "outline" and (off / diagonal).max() < 0.01, off / diagonal
+    assert OUTLINE_SECOND_LOOK in fix.warnings  # the user is asked to check it

@@ -259,16 +259,17 @@ class FrameReader:
         else:
             evidence = self._fields(warp, shade, light,
                                     structure(warp) if edges is None else edges)
-            counted = be.conserve_pawns(evidence)
-            board = be.maedn_board(counted, self.seat_colours)
-            conf, contents = counted.confidence(), counted.contents()
+            per_field = evidence
+            evidence = be.conserve_pawns(per_field)  # what the rules' scoring holds boards against
+            board = be.maedn_board(evidence, self.seat_colours)
+            conf, contents = evidence.confidence(), evidence.contents()
         if board is None:
             return BoardReading(None, evidence, IMPOSSIBLE,
                                 "the pieces seen cannot stand like that (too many of a colour)",
                                 conf, contents)
         unsure = [n for n, c in conf if c < self.min_confidence]
         if isinstance(board, MaednBoard) and isinstance(evidence, be.MaednEvidence):
-            unsure += be.unseen_in_house(evidence, board, self.seat_colours)
+            unsure += be.unseen_in_house(per_field, board, self.seat_colours)
         if unsure:
             return BoardReading(None, evidence, UNCERTAIN,
                                 f"not sure enough of {', '.join(unsure[:6])}", conf, contents)

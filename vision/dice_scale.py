@@ -169,7 +169,7 @@ class AnySizeDiceReader:
     def __init__(self, model_dir: Path | None = None, *, detect_threshold: float = 0.3,
                  die_threshold: float = 0.8, read_threshold: float = 0.35, views: int = 8,
                  sure: float = 0.9, overlap: float = 0.8, second_opinion: bool = True,
-                 second_pass_p_die: float | None = SECOND_PASS_P_DIE) -> None:
+                 second_pass_p_die: float | None = SECOND_PASS_P_DIE, gate: bool = True) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
         self._detector = dm.load_net(folder / DETECTOR_FILE.name)
         #: the sized reader's detector, run once more at the photo's own die size
@@ -180,6 +180,7 @@ class AnySizeDiceReader:
             folder / CLASSIFIER_FILE.name, (1, 3, dm.CROP_SIZE, dm.CROP_SIZE), dm.NUM_CLASSES,
             f"the reader needs {dm.NUM_CLASSES} classes (train it anew with "
             "tools/train_dice_any_size.py)")
+        self.gate = gate
         #: the sized reader's classifier for photos, asked about every value too
         self._second = (dm.load_net_with_outputs(
             folder / dm.CLASSIFIER_FILE.name, (1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
@@ -206,38 +207,49 @@ class AnySizeDiceReader:
                                  f"small to hold a readable die")
         candidates = detect_levels(self._detector, image, self.detect_threshold)
         opinions = self.opinions(image, candidates)
-        readings = choose(candidates, with_second_opinion(*opinions), image.shape[:2],
+        readings = choose(candidates, self.combined(*opinions), image.shape[:2],
                           self.die_threshold, self.read_threshold, self.overlap)
         above = seen_from_above(readings) and self._second is not None
         size = photo_die_size(readings)
         found_more = False
         if size is not None and self._sized_detector is not None:
             more = detect_at_size(self._sized_detector, image, size, self.detect_threshold)
-            own, second = self.opinions(image, more)
-            sure = 1.0 - own[:, dm.NOT_A_DIE] >= self.second_pass_p_die
+            extra = self.opinions(image, more)
+            sure = 1.0 - extra[0][:, dm.NOT_A_DIE] >= self.second_pass_p_die
             if sure.any():
                 found_more = True
                 candidates = candidates + [c for c, s in zip(more, sure, strict=True) if s]
-                opinions = (np.concatenate([opinions[0], own[sure]]),
-                            np.concatenate([opinions[1], second[sure]]))
+                opinions = tuple(np.concatenate([a, b[sure]])
+                                 for a, b in zip(opinions, extra, strict=True))
         if not (found_more or above):
             return readings  # nothing new to choose among
-        return choose(candidates, with_second_opinion(*opinions, from_above=above),
+        return choose(candidates, self.combined(*opinions, from_above=above),
                       image.shape[:2], self.die_threshold, self.read_threshold, self.overlap)
 
-    def opinions(self, image: np.ndarray,
-                 candidates: list[dm.Candidate]) -> tuple[np.ndarray, np.ndarray]:
+    def combined(self, own: np.ndarray, second: np.ndarray, turned: np.ndarray,
+                 from_above: bool = False) -> np.ndarray:
+        """`with_second_opinion`, the photos' classifier's say weighted by `half_turn_agreement`
+        (with `gate`)."""
+        return with_second_opinion(own, second, from_above,
+                                   half_turn_agreement(own, turned) if self.gate else None)
+
+    def opinions(self, image: np.ndarray, candidates: list[dm.Candidate]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Class probabilities (not-a-die, 1..6, cocked) of each candidate's crop at its own
-        size, one row per candidate: the any-size classifier's, and the photos' classifier's
-        (the same again without a second opinion)."""
+        size, one row per candidate: the any-size classifier's, the photos' classifier's (the
+        same again without a second opinion), and the any-size classifier's on the crop turned
+        half a turn (`half_turn_agreement`; the first again without `gate`)."""
         if not candidates:
-            return np.zeros((0, dm.NUM_CLASSES)), np.zeros((0, dm.NUM_CLASSES))
+            empty = np.zeros((0, dm.NUM_CLASSES))
+            return empty, empty, empty
         crops = [die_crop(image, c.cx, c.cy, dm.crop_side(c.width, c.height))
                  for c in candidates]
         own = classify_upright(self._classifier, crops, self.sure)
         if self._second is None:
-            return own, own
-        return own, classify_views(self._second, crops, self.views, self.sure)
+            return own, own, own
+        turned = (classify_upright(self._classifier, [c[::-1, ::-1] for c in crops], self.sure)
+                  if self.gate else own)
+        return own, classify_views(self._second, crops, self.views, self.sure), turned
 
 
 def classify_upright(net: cv2.dnn.Net, crops: list[np.ndarray], sure: float) -> np.ndarray:
@@ -261,8 +273,19 @@ def seen_from_above(readings: list[DieReading]) -> bool:
     return len(sides) >= ABOVE_DICE and max(sides) <= ABOVE_SPREAD * min(sides)
 
 
-def with_second_opinion(own: np.ndarray, second: np.ndarray,
-                        from_above: bool = False) -> np.ndarray:
+def half_turn_agreement(own: np.ndarray, turned: np.ndarray) -> np.ndarray:
+    """How likely the any-size classifier reads the same value in a crop and in the crop
+    turned half a turn (the sum over values of the product of the two value shares), one per
+    crop. Every die face looks the same turned half a turn, so a die seen from above reads
+    alike both ways (held-out top-down train dice: median 0.97); a die seen from the side
+    does not, its side faces coming out above its top face (held-out oblique: median 0.55)."""
+    a, b = (p[:, 1 : dm.COCKED] / np.clip(p[:, 1 : dm.COCKED].sum(axis=1, keepdims=True),
+                                          1e-9, None) for p in (own, turned))
+    return (a * b).sum(axis=1)
+
+
+def with_second_opinion(own: np.ndarray, second: np.ndarray, from_above: bool = False,
+                        agreement: np.ndarray | None = None) -> np.ndarray:
     """Class probabilities whose P(die) is the any-size classifier's (`own`: it alone learned
     parts and groups of dice as no die) and whose value is a mean of both classifiers' value
     distributions, each weighted by the square of its own best value's share
@@ -280,6 +303,8 @@ def with_second_opinion(own: np.ndarray, second: np.ndarray,
     weights = [sh.max(axis=1, keepdims=True) ** OPINION_POWER for sh in shares]
     if from_above:
         weights[0] = np.zeros_like(weights[0])
+    elif agreement is not None:
+        weights[1] = weights[1] * agreement[:, None]
     out[:, dm.NOT_A_DIE] = own[:, dm.NOT_A_DIE]
     out[:, 1 : dm.COCKED] = p_die[:, None] * ((weights[0] * shares[0] + weights[1] * shares[1])
                                               / (weights[0] + weights[1]))

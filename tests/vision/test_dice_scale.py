@@ -18,6 +18,7 @@ from vision.dice_scale import (
     SMALLEST_DIE_PX,
     choose,
     conflicts,
+    half_turn_agreement,
     in_band,
     photo_die_size,
     pyramid_scales,
@@ -129,6 +130,21 @@ def test_seen_from_above_the_values_are_the_photos_classifiers_alone() -> None:
     got = with_second_opinion(own, second, from_above=True)
     assert np.argmax(got[0, 1 : dm.COCKED]) + 1 == 5
     assert np.isclose(got[0, dm.NOT_A_DIE], 0.1)  # P(die) still the any-size classifier's
+
+
+def test_a_die_that_reads_otherwise_turned_half_a_turn_keeps_its_own_value() -> None:
+    """Seen from the side (turned, it reads as another value) the any-size classifier's
+    value stands against a surer photos' classifier; seen from above (it reads alike
+    turned) the surer one wins as before."""
+    own, second = probs([(1.0, 1, 0.6), (1.0, 1, 0.6)]), probs([(1.0, 2, 0.9), (1.0, 2, 0.9)])
+    turned = probs([(1.0, 5, 0.95), (1.0, 1, 0.95)])
+    agreement = half_turn_agreement(own, turned)
+    assert agreement[0] < 0.2 < 0.5 < agreement[1] <= 1.0
+    got = with_second_opinion(own, second, agreement=agreement)
+    assert (np.argmax(got[:, 1 : dm.COCKED], axis=1) + 1).tolist() == [1, 2]
+    assert np.argmax(with_second_opinion(own, second)[0, 1 : dm.COCKED]) + 1 == 2
+    above = with_second_opinion(own, second, from_above=True, agreement=np.zeros(2))
+    assert (np.argmax(above[:, 1 : dm.COCKED], axis=1) + 1).tolist() == [2, 2]
 
 
 def test_a_photo_is_seen_from_above_when_five_dice_or_more_are_of_one_size() -> None:

@@ -1,13 +1,14 @@
 """Candidate outlines of the board: four-sided shapes in the picture that might be its edge.
 
-Two searches, because no one works on every table: the outer contour of the picture's edges
+Three searches, because no one works on every table: the outer contour of the picture's edges
 (the board is full of edges, a plain table top around it is not) and quadrilaterals made of
 long straight lines (a wood-grain or patterned table top is full of edges too, but the board's
 sides are the long straight ones), and a third for table tops whose pattern is made of long
 straight lines itself (gingham, planks): the same lines, but only inside the region that
-stands out from the picture's border as one object. None decides: `vision.board_finder` checks each
-candidate against the print's layout. Corners are top-left first, clockwise, as the camera
-sees them (the camera must not be turned by more than 45° against the board).
+stands out from the picture's border as one object (tried only when the first two fail). None
+decides: `vision.board_finder` checks each candidate against the print's layout. Corners
+are top-left first, clockwise, as the camera sees them (the camera must not be turned by
+more than 45° against the board).
 """
 
 from __future__ import annotations

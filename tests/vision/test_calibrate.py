@@ -241,6 +241,9 @@ def pictures(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cv2.imwrite(str(folder / "hand.png"),
                 render(Scene(board, hand=True), seed=142, camera=camera).image)
     (folder / "board.json").write_text(json.dumps({"pieces": [list(p) for p in board.pieces]}))
+    bumped = dataclasses.replace(camera, yaw=camera.yaw + 0.06,
+                                 position=(camera.position[0] + 25.0, *camera.position[1:]))
+    cv2.imwrite(str(folder / "bumped.png"), render(Scene(board), seed=143, camera=bumped).image)
     return folder
 
 
@@ -252,14 +255,16 @@ def test_calibrate_command_writes_the_calibration_and_vision_board_reads_it(pict
     assert done.returncode == 0, done.stderr
     assert (pictures / "cal_overlay.png").is_file()
     read = spieltisch("vision", "board", str(pictures / "play.png"), str(pictures / "hand.png"),
-                      str(pictures / "nothere.png"), "--calibration", str(out), "--json")
+                      str(pictures / "nothere.png"), str(pictures / "bumped.png"),
+                      "--calibration", str(out), "--json")
     assert read.returncode == 0, read.stderr
     lines = [json.loads(line) for line in read.stdout.splitlines()]
-    assert [line["image"] for line in lines] == [str(pictures / n) for n in
-                                                 ("play.png", "hand.png", "nothere.png")]
+    assert [line["image"] for line in lines] == [
+        str(pictures / n) for n in ("play.png", "hand.png", "nothere.png", "bumped.png")]
     assert lines[0]["board"] == json.loads((pictures / "board.json").read_text())
     assert set(lines[1]) == {"image", "blocked"} and "hand" in lines[1]["blocked"]
     assert set(lines[2]) == {"image", "error"} and "no such file" in lines[2]["error"]
+    assert set(lines[3]) == {"image", "blocked"} and "moved" in lines[3]["blocked"]
 
 
 def test_calibrate_command_takes_the_position_as_a_table_log_board_line(pictures: Path) -> None:

@@ -152,7 +152,6 @@ class GameVision:
                  "changed)")
         return True
 
-
     def _renew(self, calibration: Calibration) -> None:
         assert self.reader is not None and self.event is not None
         self.reader = FrameReader(calibration, players=self.event.players,

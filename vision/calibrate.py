@@ -211,15 +211,12 @@ def _with_levels(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, li
 def _aligned(warp: np.ndarray, empty_warp: np.ndarray, free: np.ndarray) -> np.ndarray:
     """The position's warp put where the empty board's lies (a camera knocked a little between
     the two pictures); a camera moved further is refused."""
-    aligner = Aligner(structure(empty_warp), free)
-    moved = aligner.alignment(structure(warp))
-    if moved is None:
-        if not aligner.still(structure(warp)) and aligner.lost(structure(warp)):
-            raise CalibrationError("the empty board and the position were not taken from the "
-                                   "same camera view (did the camera or the board move?)",
-                                   CAMERA_MOVED)
-        return warp
-    return realign(warp, moved)
+    moved, lost = Aligner(structure(empty_warp), free).measure(structure(warp))
+    if lost:
+        raise CalibrationError("the empty board and the position were not taken from the "
+                               "same camera view (did the camera or the board move?)",
+                               CAMERA_MOVED)
+    return warp if moved is None else realign(warp, moved)
 
 
 def _picture_warnings(image: np.ndarray, fix: BoardFix, geometry: TableGeometry, game: str

@@ -51,18 +51,11 @@ class Aligner:
         level = float(frame_structure[self._edges].mean())
         return level >= STILL_SHARE * self._edge_level
 
-    def lost(self, frame_structure: np.ndarray) -> bool:
-        """True when too little of the print's edges is where it was or near it to measure:
-        the board or the camera moved further than a knock."""
-        return len(self._shifts(_half(frame_structure * self.free))[0]) < 2
-
-    def alignment(self, frame_structure: np.ndarray) -> np.ndarray | None:
-        """The 2×3 affine map taking a point of the empty board's warp to where the frame
-        shows it; None when the frame has not moved (or cannot be matched)."""
-        return self.measure(frame_structure)[0]
-
     def measure(self, frame_structure: np.ndarray) -> tuple[np.ndarray | None, bool]:
-        """`alignment`, and whether the board is `lost`, measured once."""
+        """(the 2×3 affine map taking a point of the empty board's warp to where the frame
+        shows it, None when the frame has not moved or cannot be matched; lost: True when too
+        little of the print's edges is where it was or near it to measure, the board or the
+        camera moved further than a knock)."""
         if self.still(frame_structure):
             return None, False
         src, dst = self._shifts(_half(frame_structure * self.free))

@@ -143,17 +143,20 @@ def coarse_grid(width: float, height: float) -> CoarseGrid:
     return CoarseGrid(to_px(my, height), to_px(mx, width), mx.shape)
 
 
-def piece_zones(geo: BackgammonGeometry | MaednGeometry, pose: CameraPose, grid: CoarseGrid
-                ) -> np.ndarray:
+def piece_zones(geo: BackgammonGeometry | MaednGeometry, pose: CameraPose, grid: CoarseGrid,
+                trays_only: bool = False) -> np.ndarray:
     """(grid shape) True where a piece may show: on a field or lane, and where it leans and
     casts its shadow. Anything else that changes (off the fields, off the points) is not a
-    piece: a hand, an arm, an object — or a die, which is small."""
+    piece: a hand, an arm, an object — or a die, which is small. `trays_only`: only where
+    the trays' piles of checkers standing on their edge may show."""
     h, w = grid.shape
     xs = grid.xs.reshape(h, w).astype(np.float64) / WARP_PX_PER_MM
     ys = grid.ys.reshape(h, w).astype(np.float64) / WARP_PX_PER_MM
     zone = np.zeros((h, w), bool)
     if isinstance(geo, BackgammonGeometry):
         for lane in geo.lanes():
+            if trays_only and lane.compress:
+                continue
             tall = geo.checker_diameter if not lane.compress else 3 * geo.checker_thickness
             lean = pose.lean(np.array([lane.at(lane.stack_length / 2)]), tall)[0]
             reach = float(np.hypot(*lean)) + 6.0
@@ -162,6 +165,8 @@ def piece_zones(geo: BackgammonGeometry | MaednGeometry, pose: CameraPose, grid:
                 lane.width / 2 + reach
             y0, y1 = ends[:, 1].min() - reach, ends[:, 1].max() + reach
             zone |= (xs >= x0) & (xs <= x1) & (ys >= y0) & (ys <= y1)
+        return zone
+    if trays_only:
         return zone
     tall = PAWN_HEIGHT * geo.piece_diameter
     for _, centre, _ in geo.fields():

@@ -133,6 +133,7 @@ class FrameReader:
         self.grid = coarse_grid(geo.width, geo.height)
         self.grid_pixels = PixelSet.of(self.empty, self.grid.ys, self.grid.xs)
         self.zones = piece_zones(geo, self.pose, self.grid)
+        self.trays = piece_zones(geo, self.pose, self.grid, trays_only=True)
         if isinstance(geo, BackgammonGeometry):
             self.rows = lane_rows(geo, self.pose)
             self.lane_pixels = PixelSet.of(self.empty, self.rows.all_ys, self.rows.all_xs)
@@ -236,7 +237,9 @@ class FrameReader:
         labels, _ = classify_set(warp, self.grid_pixels, colours, light=light)
         grid = labels.reshape(self.grid.shape)
         shade = shade_map(self.grid_pixels.values(warp, light), self.grid_pixels.ref, grid)
-        covered = _largest_patch(grid == UNEXPLAINED) * COARSE_MM ** 2
+        # A tray's pile shows its checkers' sides, not the faces their colours were learned
+        # from: unexplained there is no hand (a hand reaching in crosses the board as well).
+        covered = _largest_patch((grid == UNEXPLAINED) & ~self.trays) * COARSE_MM ** 2
         changed = (grid != BACKGROUND) & (grid != SHADOW)
         stray = _largest_patch(changed & ~self.zones) * COARSE_MM ** 2
         if covered > COVERED_MM2 or stray > STRAY_MM2:

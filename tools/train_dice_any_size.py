@@ -29,8 +29,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from dice_training_data import colour_jitter
 from train_dice_model import (
-    colour_jitter,
     cross_entropy_step,
     export,
     freeze_batch_norms,

@@ -124,14 +124,14 @@ def test_vision_dice_without_a_size_reads_a_webcam_frame_as_its_two_dice() -> No
     assert score_image([(d["value"], d["box"]) for d in dice], item.dice).all_right, dice
 
 
-# Measured 2026-12-04, version 6 (docs/vision-dice.md, "Results"), each pinned a die or so
-# below: oblique 470 of 584 right (80.5 %), 29 false dice in 126 photos (version 5: 463 and
+# Measured 2026-12-04, version 7 (docs/vision-dice.md, "Results"), each pinned a die or so
+# below: oblique 471 of 584 right (80.7 %), 27 false dice in 126 photos (version 5: 463 and
 # 26); webcam 20 of 20, none false in 10; top-down 299 of 308 (97.1 %), 1 false in 50. Issue
 # 27 asks 97 % and 0.1 false dice a photo on the oblique photos and no worse than the sized
 # reader's 99.0 % on the top-down ones: both not met yet; these pin what is reached so it
 # cannot slip.
 @pytest.mark.parametrize(("folder", "per_die", "false_per_photo"),
-                         [(OBLIQUE, 0.80, 0.24), (WEBCAM, 0.95, 0.1), (TOPDOWN, 0.965, 0.04)],
+                         [(OBLIQUE, 0.80, 0.225), (WEBCAM, 0.95, 0.1), (TOPDOWN, 0.965, 0.04)],
                          ids=["oblique", "webcam", "topdown"])
 def test_test_split_read_without_a_size(reader, folder, per_die: float,
                                         false_per_photo: float) -> None:

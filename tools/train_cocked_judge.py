@@ -4,7 +4,7 @@ Needs PyTorch for training only (`pip install torch==2.13.0 onnx`). Usage:
 
     .venv/bin/python tools/train_cocked_judge.py [--out vision/models] [--patches 6000]
 
-The data are rendered throws (`train_dice_model.render_patches`: both boards, 35 % of dice
+The data are rendered throws (`dice_training_data.render_patches`: both boards, 35 % of dice
 cocked, every camera, blur and light of the renderer), each kept around its dice. The judge
 sees each die where the committed detector finds it (a cocked die mostly by one face, a
 quarter die off its centre) and where its box is; every crop is turned by the camera's lean as
@@ -31,14 +31,11 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from dice_training_data import Sample, colour_jitter, detector_peaks, render_patches
 from train_dice_model import (
-    Sample,
     add_judge_arguments,
     block,
-    colour_jitter,
-    detector_peaks,
     export,
-    render_patches,
     start_judge_training,
     train_two_classes,
 )

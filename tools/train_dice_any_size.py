@@ -29,8 +29,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from dice_training_data import colour_jitter
 from train_dice_model import (
-    colour_jitter,
     cross_entropy_step,
     export,
     freeze_batch_norms,
@@ -60,19 +60,23 @@ PART_SIZES = (0.2, 0.55)
 GROUP_SIZES = (1.8, 3.2)
 #: With `--upright` the classifier's crops are turned by at most this many degrees.
 UPRIGHT_TURN = 15.0
+#: A detector peak on a die counts as a view of it at the reader's detector threshold.
+VIEW_SCORE = 0.3
 CLASSIFIER_KINDS = ("die",) * 10 + ("part",) * 3 + ("group",) * 2 + ("near",) * 2 + (
     "background",) * 1 + ("hard",) * 2
 
 
 @dataclass
 class Photo:
-    """One train photo: the image, its dice's boxes and values, and the detector's peaks on
-    it that are no die at their scale (hard negatives: centre x, y, size)."""
+    """One train photo: the image, its dice's boxes and values, the detector's peaks on it
+    that are no die at their scale (hard negatives: centre x, y, size) and those that are one
+    (views: centre x, y, size, the die's value)."""
 
     image: np.ndarray
     boxes: np.ndarray
     values: np.ndarray
     hard: list[tuple[float, float, float]] = field(default_factory=list)
+    views: list[tuple[float, float, float, int]] = field(default_factory=list)
 
     @property
     def sizes(self) -> np.ndarray:
@@ -202,12 +206,14 @@ def train_detector(sets: dict[str, list[Photo]], steps: int, batch: int, seed: i
     return net.eval()
 
 
-def mine_hard_negatives(detector_file: Path, sets: dict[str, list[Photo]]) -> int:
+def mine_hard_negatives(detector_file: Path, sets: dict[str, list[Photo]]) -> tuple[int, int]:
     """Peaks of the exported detector over the pyramid (as the reader runs it) that are no
     die at their scale: off every labelled die, or on one at under 0.6 or over 1.7 times its
-    size (a pip group, a side face, a group of dice)."""
+    size (a pip group, a side face, a group of dice) — and those at the reader's detector
+    threshold that are one, kept as `Photo.views` (the boxes the reader will cut the die's
+    crop from, often off its centre or size in a heap). How many of each."""
     net = dm.load_net(detector_file)
-    count = 0
+    count = views = 0
     for photos in sets.values():
         for p in photos:
             sizes, centres = p.sizes, p.centres
@@ -220,15 +226,21 @@ def mine_hard_negatives(detector_file: Path, sets: dict[str, list[Photo]]) -> in
                 if not right.any():
                     p.hard.append((c.cx, c.cy, size))
                     count += 1
-    return count
+                elif c.score >= VIEW_SCORE:
+                    p.views.append((c.cx, c.cy, size, int(p.values[int(np.argmax(right))])))
+                    views += 1
+    return count, views
 
 
-def classifier_example(p: Photo, rng: random.Random, kind: str,
-                       upright: bool = False) -> tuple[np.ndarray, int]:
+def classifier_example(p: Photo, rng: random.Random, kind: str, upright: bool = False,
+                       views: float = 0.0, tilt: float = 0.0) -> tuple[np.ndarray, int]:
     """A crop as the reader cuts it, and its class: a jittered die (its value) or one of the
     kinds that show no die (`CLASSIFIER_KINDS`). Turned by any angle, or with `upright` by
     at most `UPRIGHT_TURN` degrees (the photo's up stays up: seen from the side, a die's top
-    face is the one above its side faces), mirrored left-right half the time."""
+    face is the one above its side faces), mirrored left-right half the time. With `views`,
+    that share of the dice is cut where the detector found them (`Photo.views`), as the
+    reader cuts them; with `tilt`, half the crops are seen through a random perspective (each
+    corner moved by up to `tilt` crop sides), as a camera sees dice from the side."""
     h, w = p.image.shape[:2]
     sizes, centres = p.sizes, p.centres
     if not len(sizes) and kind != "hard":
@@ -236,7 +248,11 @@ def classifier_example(p: Photo, rng: random.Random, kind: str,
     if kind == "hard" and not p.hard:
         kind = "near" if len(sizes) else "background"
     label = dm.NOT_A_DIE
-    if kind in ("die", "part", "group", "near"):
+    if kind == "die" and p.views and views > 0 and rng.random() < views:
+        cx, cy, size, label = rng.choice(p.views)
+        cx, cy = cx + rng.uniform(-1, 1), cy + rng.uniform(-1, 1)
+        size *= rng.uniform(0.95, 1.05)
+    elif kind in ("die", "part", "group", "near"):
         i = rng.randrange(len(sizes))
         bw, bh = p.boxes[i, 2] - p.boxes[i, 0], p.boxes[i, 3] - p.boxes[i, 1]
         if kind == "die":
@@ -267,18 +283,25 @@ def classifier_example(p: Photo, rng: random.Random, kind: str,
     if label == dm.NOT_A_DIE and len(sizes):
         near = np.hypot(centres[:, 0] - cx, centres[:, 1] - cy) < 0.3 * sizes
         if (near & (size > 0.7 * sizes) & (size < 1.4 * sizes)).any():
-            return classifier_example(p, rng, "die", upright)  # that "negative" shows a die
+            return classifier_example(p, rng, "die", upright, views, tilt)  # it shows a die
     angle = rng.uniform(-UPRIGHT_TURN, UPRIGHT_TURN) if upright else rng.uniform(0, 360)
     crop = ds.die_crop(p.image, cx, cy, dm.crop_side(size, size), angle, rng.random() < 0.5)
+    if tilt > 0 and rng.random() < 0.5:
+        corners = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]) * dm.CROP_SIZE
+        moved = corners + np.float32([[rng.uniform(-tilt, tilt) * dm.CROP_SIZE
+                                       for _ in range(2)] for _ in range(4)])
+        crop = cv2.warpPerspective(crop, cv2.getPerspectiveTransform(corners, moved),
+                                   (dm.CROP_SIZE, dm.CROP_SIZE), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
     return colour_jitter(crop, rng, allow_invert=True), label
 
 
 def train_classifier(sets: dict[str, list[Photo]], steps: int, batch: int, seed: int,
-                     lr: float, init: Path | None = None,
-                     upright: bool = False) -> torch.nn.Module:
+                     lr: float, init: Path | None = None, upright: bool = False,
+                     views: float = 0.0, tilt: float = 0.0) -> torch.nn.Module:
     """Train the crop classifier anew, or fine-tune the exported one in `init` (its batch
-    norms folded and frozen, see `train_dice_model.load_classifier_onnx`); `upright`: see
-    `classifier_example`."""
+    norms folded and frozen, see `train_dice_model.load_classifier_onnx`); `upright`,
+    `views`, `tilt`: see `classifier_example`."""
     rng = random.Random(seed)
     net = make_classifier() if init is None else load_classifier_onnx(init)
     net.train()
@@ -288,8 +311,8 @@ def train_classifier(sets: dict[str, list[Photo]], steps: int, batch: int, seed:
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     start = time.time()
     for step in range(steps):
-        exs = [classifier_example(pick(sets, rng), rng, rng.choice(CLASSIFIER_KINDS), upright)
-               for _ in range(batch)]
+        exs = [classifier_example(pick(sets, rng), rng, rng.choice(CLASSIFIER_KINDS), upright,
+                                  views, tilt) for _ in range(batch)]
         x = torch.from_numpy(dm.to_blob([e[0] for e in exs]))
         loss, acc = cross_entropy_step(net, opt, sched, x, torch.tensor([e[1] for e in exs]))
         if step % 200 == 0 or step == steps - 1:
@@ -332,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="train the classifier on crops kept upright (turned at most "
                              f"{UPRIGHT_TURN:g} degrees), so it can tell a die's top face "
                              "from its side faces in a photo taken from the side")
+    parser.add_argument("--views", type=float, default=0.0,
+                        help="share of the dice's crops cut where the detector finds them")
+    parser.add_argument("--tilt", type=float, default=0.0,
+                        help="perspective augmentation of the crops (corner shift, in sides)")
     parser.add_argument("--shares", type=lambda t: [float(v) for v in t.split(",")],
                         help="each set's share of the examples, in the order of SETS "
                              f"(default: {','.join(f'{v:g}' for v in SETS.values())})")
@@ -356,11 +383,11 @@ def main(argv: list[str] | None = None) -> int:
         export(detector, torch.zeros(1, 3, 320, 320), detector_file, {2: "height", 3: "width"})
     if not args.classifier_steps:
         return 0
-    log.info("%d hard negatives mined",
-             mine_hard_negatives(args.mine_with or detector_file, sets))
+    log.info("%d hard negatives and %d views of dice mined",
+             *mine_hard_negatives(args.mine_with or detector_file, sets))
     classifier = train_classifier(sets, args.classifier_steps, args.classifier_batch,
                                   args.seed, args.classifier_lr, args.init_classifier,
-                                  args.upright)
+                                  args.upright, args.views, args.tilt)
     export(classifier, torch.zeros(1, 3, dm.CROP_SIZE, dm.CROP_SIZE),
            args.out / ds.CLASSIFIER_FILE.name, {0: "batch"})
     if any(held.values()):

@@ -4,7 +4,7 @@ Needs PyTorch for training only (`pip install torch==2.13.0 onnx`). Usage:
 
     .venv/bin/python tools/train_pair_judge.py --pair 4 6 [--out vision/models] [--patches 16000]
 
-The data are rendered throws (`train_dice_model.render_patches`: both boards, every camera,
+The data are rendered throws (`dice_training_data.render_patches`: both boards, every camera,
 blur and light of the renderer), each kept around its dice; only the flat dice showing one of
 the pair are used. The judge sees each such die around its top face as the reader at the table
 cuts it: from the labelled box and from every box the committed detector finds on it
@@ -30,13 +30,11 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from dice_training_data import Sample, detector_peaks, render_patches
 from train_dice_model import (
-    Sample,
     add_judge_arguments,
     block,
-    detector_peaks,
     export,
-    render_patches,
     start_judge_training,
     train_two_classes,
 )

@@ -58,6 +58,13 @@ LARGEST_SHARE = 0.5
 #: oblique and 10 of the 16 top-down dice the first pass missed, for 14 more false dice in 295
 #: oblique photos (0.9: 25 and 11 found, 58 more false).
 SECOND_PASS_P_DIE = 0.97
+#: Two readings conflict (one die seen twice, or a part of a die seen as a die) when one's
+#: centre lies in the other's box shrunk by this (`conflicts`). 0.9, not the sized reader's
+#: 0.8: an oblique die's box from one level is often off its centre, and its pips or side
+#: face read at another level then fell just outside the smaller box (other train photos:
+#: 53 -> 43 false dice in 236 oblique photos, one die fewer right of 941; held-out train
+#: unchanged; 1.0 lost 4 oblique dice and a top-down one).
+OVERLAP = 0.9
 #: Each classifier's say in a die's value is its best value's share to this power
 #: (`with_second_opinion`; 0 would be the plain mean).
 OPINION_POWER = 2.0
@@ -161,21 +168,25 @@ class AnySizeDiceReader:
     `classify_upright`). `overlap`: two readings conflict when one's centre lies in the
     other's box shrunk by it (`conflicts`). `second_opinion`: the value is the weighted mean
     of this classifier's and the photos' classifier's (`with_second_opinion`).
-    `second_pass_p_die`: the second pass's candidates (the sized detector at the photo's die
-    size) count when their P(die) is at least this; None: no second pass. Not thread-safe
-    (OpenCV DNN networks).
+    `second_pass_p_die`: the second pass's candidates from the sized detector at the photo's
+    die size count when their P(die) is at least this; None: no second pass. `own_level`: the
+    second pass also runs this reader's detector once more at the photo's die size (a level
+    centred on the photo's dice; its candidates need `die_threshold`, as the pyramid's do).
+    Not thread-safe (OpenCV DNN networks).
     """
 
     def __init__(self, model_dir: Path | None = None, *, detect_threshold: float = 0.3,
                  die_threshold: float = 0.8, read_threshold: float = 0.35, views: int = 8,
-                 sure: float = 0.9, overlap: float = 0.8, second_opinion: bool = True,
-                 second_pass_p_die: float | None = SECOND_PASS_P_DIE, gate: bool = True) -> None:
+                 sure: float = 0.9, overlap: float = OVERLAP, second_opinion: bool = True,
+                 second_pass_p_die: float | None = SECOND_PASS_P_DIE, gate: bool = True,
+                 own_level: bool = True) -> None:
         folder = Path(model_dir) if model_dir is not None else dm.MODEL_DIR
         self._detector = dm.load_net(folder / DETECTOR_FILE.name)
         #: the sized reader's detector, run once more at the photo's own die size
         self._sized_detector = (dm.load_net(folder / dm.DETECTOR_FILE.name)
                                 if second_pass_p_die is not None else None)
         self.second_pass_p_die = second_pass_p_die or 0.0
+        self.own_level = own_level
         self._classifier = dm.load_net_with_outputs(
             folder / CLASSIFIER_FILE.name, (1, 3, dm.CROP_SIZE, dm.CROP_SIZE), dm.NUM_CLASSES,
             f"the reader needs {dm.NUM_CLASSES} classes (train it anew with "
@@ -212,10 +223,9 @@ class AnySizeDiceReader:
         above = seen_from_above(readings) and self._second is not None
         size = photo_die_size(readings)
         found_more = False
-        if size is not None and self._sized_detector is not None:
-            more = detect_at_size(self._sized_detector, image, size, self.detect_threshold)
+        for more, p_die in self._second_pass(image, size):
             extra = self.opinions(image, more)
-            sure = 1.0 - extra[0][:, dm.NOT_A_DIE] >= self.second_pass_p_die
+            sure = 1.0 - extra[0][:, dm.NOT_A_DIE] >= p_die
             if sure.any():
                 found_more = True
                 candidates = candidates + [c for c, s in zip(more, sure, strict=True) if s]
@@ -225,6 +235,22 @@ class AnySizeDiceReader:
             return readings  # nothing new to choose among
         return choose(candidates, self.combined(*opinions, from_above=above),
                       image.shape[:2], self.die_threshold, self.read_threshold, self.overlap)
+
+    def _second_pass(self, image: np.ndarray, size: float | None
+                     ) -> list[tuple[list[dm.Candidate], float]]:
+        """The second pass's candidates at the photo's die size `size`, each group with the
+        P(die) its candidates need: the sized detector's (dice whose box came out too small
+        at every pyramid level), and with `own_level` this reader's detector's (the pyramid's
+        levels lie an octave apart, so the photo's dice may sit at the edge of two levels'
+        bands; at their own size they sit in the middle of what the detector learned)."""
+        if size is None or self._sized_detector is None:
+            return []
+        passes = [(detect_at_size(self._sized_detector, image, size, self.detect_threshold),
+                   self.second_pass_p_die)]
+        if self.own_level:
+            passes.append((detect_at_size(self._detector, image, size, self.detect_threshold),
+                           self.die_threshold))
+        return passes
 
     def combined(self, own: np.ndarray, second: np.ndarray, turned: np.ndarray,
                  from_above: bool = False) -> np.ndarray:

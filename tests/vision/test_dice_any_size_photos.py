@@ -82,6 +82,33 @@ def test_the_second_pass_at_the_photos_die_size_finds_dice_the_pyramid_missed(re
     assert score_image([(d.value, d.box) for d in got], labels).all_right, got
 
 
+@pytest.mark.parametrize(("folder", "name"), [(OBLIQUE, "train_dice_256.jpg"),
+                                             (TOPDOWN, "IMG_20191209_100026.jpg")])
+def test_the_detector_at_the_photos_die_size_finds_dice_its_pyramid_missed(reader, folder,
+                                                                           name) -> None:
+    """Photos (2 oblique dice; 4 top-down) where a die sits between two pyramid levels and the
+    sized detector's second pass misses it too: the any-size detector run once more at the
+    photo's median die size finds it. (Train photos: the models saw them.)"""
+    image, labels = photo(folder, name)
+    without = AnySizeDiceReader(own_level=False).read(image)
+    assert score_image([(d.value, d.box) for d in without], labels).missed >= 1
+    got = reader.read(image)
+    assert score_image([(d.value, d.box) for d in got], labels).all_right, got
+
+
+def test_a_part_of_an_oblique_die_just_outside_its_shrunk_box_is_no_die_of_its_own(
+        reader) -> None:
+    """15 dice seen from the side: one die's part, read at another level, has its centre
+    outside the die's box shrunk to 0.8 but inside it shrunk to 0.9 (`OVERLAP`): one false
+    die with the sized reader's 0.8, none with the reader's own. (Train photo: the models saw
+    it.)"""
+    image, labels = photo(OBLIQUE, "train_dice_414.jpg")
+    at_08 = AnySizeDiceReader(overlap=0.8).read(image)
+    assert score_image([(d.value, d.box) for d in at_08], labels).false_dice >= 1
+    got = reader.read(image)
+    assert score_image([(d.value, d.box) for d in got], labels).all_right, got
+
+
 def test_vision_dice_without_a_size_reads_a_webcam_frame_as_its_two_dice() -> None:
     """The issue's command on a 1920x1080 webcam frame, no `--die-size`: it used to read it
     as if its 80 px dice were 40 px wide, a pip group a die (13.7 false dice a frame)."""
@@ -97,13 +124,14 @@ def test_vision_dice_without_a_size_reads_a_webcam_frame_as_its_two_dice() -> No
     assert score_image([(d["value"], d["box"]) for d in dice], item.dice).all_right, dice
 
 
-# Measured 2026-12-04, version 5 (docs/vision-dice.md, "Dice without a size"), each pinned a
-# die or so below: oblique 463 of 584 right (79.3 %), 26 false dice in 126 photos; webcam 20
-# of 20, none false in 10; top-down 299 of 308 (97.1 %), 1 false in 50. Issue 27 asks 97 %
-# and 0.1 false dice a photo on the oblique photos and no worse than the sized reader's 99.0 %
-# on the top-down ones: both not met yet; these pin what is reached so it cannot slip.
+# Measured 2026-12-04, version 7 (docs/vision-dice.md, "Results"), each pinned a die or so
+# below: oblique 471 of 584 right (80.7 %), 27 false dice in 126 photos (version 5: 463 and
+# 26); webcam 20 of 20, none false in 10; top-down 299 of 308 (97.1 %), 1 false in 50. Issue
+# 27 asks 97 % and 0.1 false dice a photo on the oblique photos and no worse than the sized
+# reader's 99.0 % on the top-down ones: both not met yet; these pin what is reached so it
+# cannot slip.
 @pytest.mark.parametrize(("folder", "per_die", "false_per_photo"),
-                         [(OBLIQUE, 0.79, 0.215), (WEBCAM, 0.95, 0.1), (TOPDOWN, 0.965, 0.04)],
+                         [(OBLIQUE, 0.80, 0.225), (WEBCAM, 0.95, 0.1), (TOPDOWN, 0.965, 0.04)],
                          ids=["oblique", "webcam", "topdown"])
 def test_test_split_read_without_a_size(reader, folder, per_die: float,
                                         false_per_photo: float) -> None:

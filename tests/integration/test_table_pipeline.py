@@ -256,18 +256,23 @@ def test_a_game_of_a_match_starts_with_the_score_and_the_crawford_game_is_named(
     assert all(len(page) == 4 for n in match_notices(crawford) for page in pages_for(n) or ())
 
 
+def _mensch_table_with_camera() -> tuple[SceneRenderer, GameVision, TablePipeline, MaednBoard]:
+    """A two-seat Mensch game at a 960×540 camera calibrated from its own frames: the renderer,
+    the table's vision, its pipeline and the start position."""
+    size = (960, 540)
+    vision = GameVision(0.2, FrameCalibration(measured_camera_heights(4, size)))
+    pipeline = TablePipeline(Referee(), vision=vision)
+    pipeline.handle(NewGame("maedn", "hofer", 2))
+    return SceneRenderer(*size, seed=4), vision, pipeline, MaednBoard(((-1,) * 4, (-1,) * 4))
+
+
 def test_the_pieces_are_learned_again_from_boards_the_referee_holds_when_the_light_changed(
 ) -> None:
     """A frame showing the position the referee holds is a labelled frame: the game's first
     one renews what the calibration learned, a later one only when the light has changed, and
     the table reads on with the renewed calibration; a board the referee does not hold (a
     piece moved before any roll) never teaches it."""
-    size = (960, 540)
-    render = SceneRenderer(*size, seed=4)
-    vision = GameVision(0.2, FrameCalibration(measured_camera_heights(4, size)))
-    pipeline = TablePipeline(Referee(), vision=vision)
-    start = MaednBoard(((-1,) * 4, (-1,) * 4))
-    pipeline.handle(NewGame("maedn", "hofer", 2))
+    render, vision, pipeline, start = _mensch_table_with_camera()
     t = 0.0
 
     def show(scene: Scene, frames: int = 4) -> None:
@@ -299,12 +304,7 @@ def test_a_bumped_camera_finds_the_board_again_from_the_position_the_referee_hol
     while, finds it again in a frame showing the position the referee holds and reads on with
     the empty board it learned. A frame of another position (pieces moved meanwhile) does not
     calibrate it."""
-    size = (960, 540)
-    render = SceneRenderer(*size, seed=4)
-    vision = GameVision(0.2, FrameCalibration(measured_camera_heights(4, size)))
-    pipeline = TablePipeline(Referee(), vision=vision)
-    start = MaednBoard(((-1,) * 4, (-1,) * 4))
-    pipeline.handle(NewGame("maedn", "hofer", 2))
+    render, vision, pipeline, start = _mensch_table_with_camera()
     t = 0.0
 
     said: list[str] = []

@@ -9,7 +9,8 @@ the readings that come out unsure are decided as the table decides them
     .venv/bin/python tools/board_scoring_report.py --game backgammon --frames 300 --blur 1.5
 
 Prints one JSON object: per kind of frame (sure or unsure, legal or illegal) how many, and of
-the unsure ones what the table made of them. `taken_as_legal` of an illegal play must be 0.
+the unsure ones what the table made of them. `taken_as_legal` of an illegal play and
+`flagged_falsely` of a legal result must be 0.
 The figures in docs/vision.md ("When the reading is unsure") were measured this way.
 """
 
@@ -70,13 +71,17 @@ def degrade(image: np.ndarray, blur: float, rng: np.random.Generator) -> np.ndar
     return np.clip(soft + rng.normal(0.0, 4.0 * blur, image.shape), 0, 255).astype(np.uint8)
 
 
-def outcome(decided: tuple[Any, ...], truth: Any, standing: Any, legal: bool) -> str:
+def outcome(decided: tuple[Any, ...], truth: Any, standing: Any, legal: bool,
+            results: tuple[Any, ...]) -> str:
     if not decided:
         return "left_unsure"
     if legal and decided == (truth,):
         return "taken_right"
     if decided == (standing,):
         return "read_as_unchanged"
+    if len(decided) == 1 and decided[0] not in results:
+        # a careless board taken: the referee flags it as the illegal play it is
+        return "flagged" if not legal else "flagged_falsely"
     if not legal:
         return "taken_as_legal" if len(decided) == 1 else "offered_as_legal"
     if len(decided) > 1:
@@ -114,8 +119,9 @@ def measure(game: str, frames: int, blur: float, seed: int) -> dict[str, int]:
             continue
         tally[f"unsure {kind}"] += 1
         standing = pos.to_board()
-        decided = bs.decide(bs.rank(observation, results(pos, dice), standing))
-        what = outcome(decided, truth, standing, legal)
+        legal_results = results(pos, dice)
+        decided = bs.decide(bs.rank(observation, legal_results, standing))
+        what = outcome(decided, truth, standing, legal, legal_results)
         if not legal and what != "left_unsure":
             what += f" ({made[0]})"  # type: ignore[index]
         tally[f"unsure {kind}: {what}"] += 1

@@ -9,15 +9,17 @@ position before the play (the player may not have moved yet) and, next to each r
 may decide, the *careless* boards a player leaves by mistake (`careless`). Then:
 
 * one board that fits (within `SLACK` of the free reading) and beats every other by `MARGIN`
-  (a careless one by `CARELESS_MARGIN`) is the board seen, when it is a legal result or the
-  position before: a `BoardObserved`, judged as any other;
+  (a careless one by `CARELESS_MARGIN`) is the board seen: a `BoardObserved`, judged as any
+  other. A legal result or the position before is so taken; a careless board so seen is the
+  illegal play it is, and done flags it with what to put back (asking the players to check
+  pieces they believe right left them waiting on a table that could not say what was wrong);
 * two or three legal results that fit and lie within `MARGIN` of each other are a
   `BoardCandidates`: the seat on turn chooses with its done button (the referee only ever
   offers legal results);
 * anything else is a `BoardUnsure`: the referee holds no board and asks the players to check
-  the pieces. Nothing fits (an illegal play read unsurely, or a play still being made), a
-  careless board fits about as well, too many fit, or the position before the play fits
-  about as well as a result.
+  the pieces. Nothing fits (an illegal play further from every legal result, or a play
+  still being made), a careless board fits about as well as a result, too many fit, or the
+  position before the play fits about as well as a result.
 
 A reading that is sure goes the usual way (`ObservationEvents`), so an illegal play read
 surely is flagged as before. An illegal board read unsurely can pass for a legal result only
@@ -195,8 +197,9 @@ def _careless_maedn(result: MaednBoard, standing: MaednBoard) -> list[MaednBoard
 
 
 def decide(ranked: list[Scored]) -> tuple[Board, ...]:
-    """The boards the frame allows: one legal result or the position before the play (taken),
-    two or three legal results (to choose from), or none.
+    """The boards the frame allows: one board, taken (a legal result, the position before the
+    play, or a careless board: an illegal play the frame sees clearly), two or three legal
+    results (to choose from), or none.
 
     Where two results fit alike the frame cannot see the fields they differ on, and a
     careless board fits about as well there: the players, who can see them, choose among the
@@ -207,7 +210,7 @@ def decide(ranked: list[Scored]) -> tuple[Board, ...]:
     close = [s for s in ranked
              if s.below_free - best < (CARELESS_MARGIN if s.kind == CARELESS else MARGIN)]
     if len(close) == 1:
-        return (close[0].board,) if close[0].kind != CARELESS else ()
+        return (close[0].board,)
     plays = [s for s in close if s.kind == RESULT]
     if (any(s.kind == STANDING for s in close) or not 2 <= len(plays) <= MOST_LISTED
             or best < plays[0].below_free - EVEN):

@@ -26,7 +26,7 @@ from controller.table import board_scoring as bs
 from controller.table.game_vision import FrameCalibration, GameVision
 from controller.table.pipeline import TablePipeline
 from controller.table_log import dumps, parse_line
-from controller.words.boards import Board, MaednBoard
+from controller.words.boards import BackgammonBoard, Board, MaednBoard
 from controller.words.events import (
     BoardCandidates,
     BoardObserved,
@@ -118,6 +118,28 @@ def test_an_illegal_play_read_unsurely_is_never_taken_and_is_flagged_once_read()
     assert not any(isinstance(s, PlayAccepted) for s in table.seen.signals)
 
 
+def test_an_illegal_play_read_unsurely_that_the_frame_sees_clearly_is_flagged() -> None:
+    """A checker too many moved (6/5 twice with 3-1): the frame is unsure of a stack, but the
+    board one checker away from the legal 8/5 6/5 fits it hundreds of times better than any
+    legal result, so it is the board seen and done flags it, instead of asking the players
+    to check pieces they believe right (the table stalled so: issue 27's own-set evening)."""
+    start = bg.Position.initial()
+    table = Table(NewGame("backgammon", "standard", 2), start.to_board())
+    table.pipeline.handle(DiceObserved((3, 1), t=table.t))
+    points = list(start.to_board().points)
+    for src, dst in ((8, 5), (6, 5), (6, 5)):
+        points[src - 1] -= 1
+        points[dst - 1] += 1
+    illegal = BackgammonBoard(tuple(points))
+    image = out_of_focus(table.render(Scene(illegal)), 2.0, 0.5)
+    assert table.vision.reader.read(image).problem in UNSURE
+    assert table.show(image) == [BoardObserved(illegal, t=pytest.approx(table.t, abs=1.0))]
+    flagged = table.press(DONE0)
+    assert isinstance(flagged[0], Illegal) and set(flagged[0].fields) == {"5", "6", "8"}
+    assert "6=5" in flagged[0].restore and "5=0" in flagged[0].restore
+    assert not any(isinstance(s, PlayAccepted) for s in table.seen.signals)
+
+
 def _reader(game: str, start: Board) -> tuple[SceneRenderer, FrameReader]:
     render = SceneRenderer(*SIZE, seed=SEED)
     event = NewGame(game, players=2)
@@ -171,8 +193,10 @@ def test_no_illegal_play_read_unsurely_is_ever_made_legal(game: str) -> None:
                 continue
             tried += 1
             unsure += observation.board is None
-            decided = bs.decide(bs.rank(observation, _results(pos, dice), pos.to_board()))
-            assert decided in ((), (pos.to_board(),)), f"{kind} read as a legal play"
+            legal = _results(pos, dice)
+            decided = bs.decide(bs.rank(observation, legal, pos.to_board()))
+            flagged = len(decided) == 1 and decided[0] not in legal  # a careless board seen
+            assert decided in ((), (pos.to_board(),)) or flagged, f"{kind} read as a legal play"
     assert tried >= 15 and unsure >= 5
 
 
@@ -227,7 +251,11 @@ def test_what_decides_an_unsure_reading() -> None:
     assert bs.decide(scored((b, 0.0, standing), (a, 9.0, result))) == (b,)  # not moved yet
     assert bs.decide(scored((a, 0.0, result), (c, 1.0, careless))) == ()  # a piece missing?
     assert bs.decide(scored((a, 0.0, result), (c, 3.5, careless), (b, 6.5, result))) == (a,)
-    assert bs.decide(scored((c, 0.0, careless), (a, 9.0, result))) == ()  # not a play at all
+    # an illegal play the frame sees clearly: judged (the referee flags it), not left unsure
+    assert bs.decide(scored((c, 0.0, careless), (a, 9.0, result))) == (c,)
+    assert bs.decide(scored((c, 0.0, careless), (a, 5.0, result))) == ()  # the play, maybe
+    assert bs.decide(scored((c, 0.0, careless), (d, 2.0, careless), (a, 9.0, result))) == ()
+    assert bs.decide(scored((c, 2.5, careless), (a, 9.0, result))) == ()  # nothing fits
     ties = scored((c, 0.0, careless), (a, 0.3, result), (b, 1.0, result), (d, 1.5, careless))
     assert bs.decide(ties) == (a, b)  # the players, who see the board, choose among plays
     assert bs.decide(scored((c, 0.0, careless), (a, 0.6, result), (b, 1.0, result))) == ()

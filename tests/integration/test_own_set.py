@@ -260,11 +260,6 @@ class _Positions:
         self.seen.append(accepted_position(self.referee))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known bug (issue 27 note): since unsure readings are scored, this evening takes another "
-    "path and stalls after a dice misread on a 640x360 board the reader never reads surely "
-    "(BoardUnsure each time; the simulated players cannot tidy their stacks), so too few "
-    "frames are kept; the labels it keeps are still checked by the other tests"))
 def test_a_simulated_evening_keeps_the_unsure_frames_labelled_with_what_lay_there(
     tmp_path: Path,
 ) -> None:

@@ -7,6 +7,14 @@ the board is measured by phase correlation of their edges (pieces, dice and hand
 of the print's edges), and an affine correction fitted to the four shifts is applied when the
 board moved by more than `MOVED_MM`. A board moved further than `LOST_MM` is not corrected (that
 needs a new calibration).
+
+Both edge maps are multiplied by the places where no piece can stand before the correlation,
+so the mask's own pattern matches best unmoved: fine for a knock of a few tenths of a degree,
+but a camera turned by 1.5° (photoreal `md04`, quarters moved 2–9 mm) measured 0–2 mm, its
+frames read as a hand over the board and the table never looked for the board again. So a
+coarse look comes first (`_coarse`): the empty board's free places alone, matched against the
+frame's whole quarter (a masked template match), which finds such a move to a millimetre or
+two, or says the board is lost; the phase correlation then measures what is left.
 """
 
 from __future__ import annotations
@@ -22,6 +30,14 @@ MIN_RESPONSE = 0.05
 LOST_MM = 10.0
 #: The shift is measured at half the warp's pixels: a millimetre's precision is plenty.
 SCALE = 0.5
+#: The coarse look (`Aligner._coarse`): how far (mm) each quarter is looked for around where
+#: it was, how much its edges are softened (pixels at half size), how well a quarter must
+#: match to count, and the move (mm) below which it leaves the frame to the phase correlation
+#: (its own precision is a pixel at half size, 2 mm).
+REACH_MM = 24.0
+SOFTEN = 1.5
+COARSE_RESPONSE = 0.3
+COARSE_MM = 3.0
 #: The print's strongest edges looked at to tell a still frame at a glance, and the share of
 #: their strength a frame keeps when the board has not moved (pieces cover some of them;
 #: moved by a millimetre or two, the narrow edges drop to less than half).
@@ -37,6 +53,8 @@ class Aligner:
         that pieces moved between frames do not pass for the board moving."""
         self.free = (np.ones(empty_structure.shape, np.float32) if free is None
                      else free.astype(np.float32))
+        self.empty_all = _half(empty_structure)
+        self.empty_free = (_half(self.free) > 0.99).astype(np.float32)
         empty_structure = empty_structure * self.free
         self.empty = _half(empty_structure)
         h, w = self.empty.shape
@@ -58,19 +76,54 @@ class Aligner:
         camera moved further than a knock)."""
         if self.still(frame_structure):
             return None, False
-        src, dst = self._shifts(_half(frame_structure * self.free))
-        if len(src) < 2:
+        coarse, lost = self._coarse(_half(frame_structure))
+        if lost:
             return None, True
-        shifts = np.array(dst) - np.array(src)
-        if np.abs(shifts).max() < MOVED_MM:
-            return None, False
-        if len(src) < 3:
-            mean = shifts.mean(axis=0)
-            matrix = np.array([[1.0, 0.0, mean[0]], [0.0, 1.0, mean[1]]])
-        else:
-            matrix, _ = cv2.estimateAffinePartial2D(np.array(src, np.float32),
-                                                    np.array(dst, np.float32))
+        seen = frame_structure if coarse is None else realign(frame_structure, coarse)
+        src, dst = self._shifts(_half(seen * self.free))
+        if len(src) < 2 and coarse is None:
+            return None, True
+        fine = _fitted(np.array(src), np.array(dst)) if len(src) >= 2 else None
+        # `seen` shows the empty board's point p at fine(p), the frame at coarse(fine(p))
+        matrix = fine if coarse is None else coarse if fine is None else _after(coarse, fine)
         return (matrix if self._helps(frame_structure, matrix) else None), False
+
+    def _coarse(self, frame: np.ndarray) -> tuple[np.ndarray | None, bool]:
+        """(the frame's move when some quarter of the print moved by `COARSE_MM` or more,
+        else None; lost: two quarters or more found further than `LOST_MM`). Each quarter's
+        free places, `REACH_MM` in from its sides, are looked for in the frame's quarter (both
+        at half size, softened)."""
+        h, w = self.empty.shape
+        reach = round(REACH_MM * SCALE)
+        empty = cv2.GaussianBlur(self.empty_all, (0, 0), SOFTEN)
+        seen = cv2.GaussianBlur(frame, (0, 0), SOFTEN)
+        src, dst, far = [], [], 0
+        for y0 in (0, h - h // 2):
+            for x0 in (0, w - w // 2):
+                inner = np.s_[y0 + reach:y0 + h // 2 - reach, x0 + reach:x0 + w // 2 - reach]
+                mask = np.ascontiguousarray(self.empty_free[inner])
+                if mask.sum() < 0.1 * mask.size:
+                    continue
+                score = cv2.matchTemplate(
+                    np.ascontiguousarray(seen[y0:y0 + h // 2, x0:x0 + w // 2]),
+                    np.ascontiguousarray(empty[inner]), cv2.TM_CCOEFF_NORMED, mask=mask)
+                score = np.nan_to_num(score, nan=-1.0, posinf=-1.0, neginf=-1.0)
+                _, response, _, (px, py) = cv2.minMaxLoc(score)
+                if response < COARSE_RESPONSE:
+                    continue
+                dx, dy = (px - reach) / SCALE, (py - reach) / SCALE
+                if np.hypot(dx, dy) > LOST_MM:
+                    far += 1
+                    continue
+                centre = ((x0 + w / 4) / SCALE, (y0 + h / 4) / SCALE)
+                src.append(centre)
+                dst.append((centre[0] + dx, centre[1] + dy))
+        if far >= 2:
+            return None, True
+        moves = np.hypot(*(np.array(dst) - np.array(src)).T) if src else np.empty(0)
+        if len(src) < 2 or np.median(moves) < COARSE_MM:
+            return None, False  # most of the print is where it was: a knock at most
+        return _turned(np.array(src), np.array(dst)), False
 
     def _helps(self, frame_structure: np.ndarray, matrix: np.ndarray | None) -> bool:
         """True when the print's strongest edges lie stronger in the frame where `matrix`
@@ -102,6 +155,34 @@ class Aligner:
                 src.append(centre)
                 dst.append((centre[0] + dx / SCALE, centre[1] + dy / SCALE))
         return src, dst
+
+
+def _fitted(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """The 2×3 map taking the quarters' centres `src` to where they were found (`dst`): a
+    shift from two, a turn and scale with it from three or more; None when none moved by
+    `MOVED_MM`."""
+    shifts = dst - src
+    if np.abs(shifts).max() < MOVED_MM:
+        return None
+    if len(src) < 3:
+        mean = shifts.mean(axis=0)
+        return np.array([[1.0, 0.0, mean[0]], [0.0, 1.0, mean[1]]])
+    matrix, _ = cv2.estimateAffinePartial2D(src.astype(np.float32), dst.astype(np.float32))
+    return matrix
+
+
+def _turned(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The turn and shift (no scale: the coarse shifts are too rough to tell one) that best
+    take the points `src` to `dst`, as a 2×3 map."""
+    a, b = src - src.mean(axis=0), dst - dst.mean(axis=0)
+    angle = np.arctan2((a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum(), (a * b).sum())
+    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    return np.column_stack([turn, dst.mean(axis=0) - turn @ src.mean(axis=0)])
+
+
+def _after(first: np.ndarray, then: np.ndarray) -> np.ndarray:
+    """The 2×3 map p ↦ first(then(p))."""
+    return (np.vstack([first, [0.0, 0.0, 1.0]]) @ np.vstack([then, [0.0, 0.0, 1.0]]))[:2]
 
 
 def _half(image: np.ndarray) -> np.ndarray:

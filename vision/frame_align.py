@@ -89,10 +89,10 @@ class Aligner:
         return (matrix if self._helps(frame_structure, matrix) else None), False
 
     def _coarse(self, frame: np.ndarray) -> tuple[np.ndarray | None, bool]:
-        """(the frame's move when some quarter of the print moved by `COARSE_MM` or more,
-        else None; lost: two quarters or more found further than `LOST_MM`). Each quarter's
-        free places, `REACH_MM` in from its sides, are looked for in the frame's quarter (both
-        at half size, softened)."""
+        """(the frame's turn and shift when most quarters of the print moved by `COARSE_MM`
+        or more, else None; lost: two quarters or more found further than `LOST_MM`). Each
+        quarter's free places, `REACH_MM` in from its sides, are looked for in the frame's
+        quarter (both at half size, softened)."""
         h, w = self.empty.shape
         reach = round(REACH_MM * SCALE)
         empty = cv2.GaussianBlur(self.empty_all, (0, 0), SOFTEN)

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 from tests.cli import spieltisch
 

@@ -53,7 +53,8 @@ class Aligner:
         that pieces moved between frames do not pass for the board moving."""
         self.free = (np.ones(empty_structure.shape, np.float32) if free is None
                      else free.astype(np.float32))
-        self.empty_all = _half(empty_structure)
+        # the coarse look's template: every edge of the empty board, softened once
+        self.empty_soft = cv2.GaussianBlur(_half(empty_structure), (0, 0), SOFTEN)
         self.empty_free = (_half(self.free) > 0.99).astype(np.float32)
         empty_structure = empty_structure * self.free
         self.empty = _half(empty_structure)
@@ -93,31 +94,27 @@ class Aligner:
         or more, else None; lost: two quarters or more found further than `LOST_MM`). Each
         quarter's free places, `REACH_MM` in from its sides, are looked for in the frame's
         quarter (both at half size, softened)."""
-        h, w = self.empty.shape
         reach = round(REACH_MM * SCALE)
-        empty = cv2.GaussianBlur(self.empty_all, (0, 0), SOFTEN)
         seen = cv2.GaussianBlur(frame, (0, 0), SOFTEN)
         src, dst, far = [], [], 0
-        for y0 in (0, h - h // 2):
-            for x0 in (0, w - w // 2):
-                inner = np.s_[y0 + reach:y0 + h // 2 - reach, x0 + reach:x0 + w // 2 - reach]
-                mask = np.ascontiguousarray(self.empty_free[inner])
-                if mask.sum() < 0.1 * mask.size:
-                    continue
-                score = cv2.matchTemplate(
-                    np.ascontiguousarray(seen[y0:y0 + h // 2, x0:x0 + w // 2]),
-                    np.ascontiguousarray(empty[inner]), cv2.TM_CCOEFF_NORMED, mask=mask)
-                score = np.nan_to_num(score, nan=-1.0, posinf=-1.0, neginf=-1.0)
-                _, response, _, (px, py) = cv2.minMaxLoc(score)
-                if response < COARSE_RESPONSE:
-                    continue
-                dx, dy = (px - reach) / SCALE, (py - reach) / SCALE
-                if np.hypot(dx, dy) > LOST_MM:
-                    far += 1
-                    continue
-                centre = ((x0 + w / 4) / SCALE, (y0 + h / 4) / SCALE)
-                src.append(centre)
-                dst.append((centre[0] + dx, centre[1] + dy))
+        for y0, x0, (h, w), centre in _quarters(self.empty.shape):
+            inner = np.s_[y0 + reach:y0 + h - reach, x0 + reach:x0 + w - reach]
+            mask = np.ascontiguousarray(self.empty_free[inner])
+            if mask.sum() < 0.1 * mask.size:
+                continue
+            score = cv2.matchTemplate(
+                np.ascontiguousarray(seen[y0:y0 + h, x0:x0 + w]),
+                np.ascontiguousarray(self.empty_soft[inner]), cv2.TM_CCOEFF_NORMED, mask=mask)
+            score = np.nan_to_num(score, nan=-1.0, posinf=-1.0, neginf=-1.0)
+            _, response, _, (px, py) = cv2.minMaxLoc(score)
+            if response < COARSE_RESPONSE:
+                continue
+            dx, dy = (px - reach) / SCALE, (py - reach) / SCALE
+            if np.hypot(dx, dy) > LOST_MM:
+                far += 1
+                continue
+            src.append(centre)
+            dst.append((centre[0] + dx, centre[1] + dy))
         if far >= 2:
             return None, True
         moves = np.hypot(*(np.array(dst) - np.array(src)).T) if src else np.empty(0)
@@ -142,19 +139,25 @@ class Aligner:
     def _shifts(self, frame: np.ndarray) -> tuple[list, list]:
         """Where each quarter's centre lies in the empty board and in the frame (those whose
         shift could be measured)."""
-        h, w = self.empty.shape
         src, dst = [], []
-        for y0 in (0, h - h // 2):
-            for x0 in (0, w - w // 2):
-                a = np.ascontiguousarray(self.empty[y0:y0 + h // 2, x0:x0 + w // 2])
-                b = np.ascontiguousarray(frame[y0:y0 + h // 2, x0:x0 + w // 2])
-                (dx, dy), response = cv2.phaseCorrelate(a, b, self.window)
-                if response < MIN_RESPONSE or np.hypot(dx, dy) > LOST_MM * SCALE:
-                    continue
-                centre = ((x0 + w / 4) / SCALE, (y0 + h / 4) / SCALE)
-                src.append(centre)
-                dst.append((centre[0] + dx / SCALE, centre[1] + dy / SCALE))
+        for y0, x0, (h, w), centre in _quarters(self.empty.shape):
+            a = np.ascontiguousarray(self.empty[y0:y0 + h, x0:x0 + w])
+            b = np.ascontiguousarray(frame[y0:y0 + h, x0:x0 + w])
+            (dx, dy), response = cv2.phaseCorrelate(a, b, self.window)
+            if response < MIN_RESPONSE or np.hypot(dx, dy) > LOST_MM * SCALE:
+                continue
+            src.append(centre)
+            dst.append((centre[0] + dx / SCALE, centre[1] + dy / SCALE))
         return src, dst
+
+
+def _quarters(shape: tuple[int, ...]) -> list[tuple[int, int, tuple[int, int], tuple[float,
+                                                                                     float]]]:
+    """The quarters of a half-size warp of `shape`: (top, left, (height, width), centre in
+    full-size warp pixels)."""
+    h, w = shape[:2]
+    return [(y0, x0, (h // 2, w // 2), ((x0 + w / 4) / SCALE, (y0 + h / 4) / SCALE))
+            for y0 in (0, h - h // 2) for x0 in (0, w - w // 2)]
 
 
 def _fitted(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:

@@ -32,6 +32,11 @@ COLOUR_WEIGHT = 6.0
 LANE_WEIGHT = 0.35
 #: ... and each place a checker takes on a point as this many.
 SLOT_WEIGHT = 2.0
+#: How often a tray's pile is read one checker off, each way, and further off (development
+#: photoreal trays, 96: 77 right, 13 one off, 6 further, mostly read 94-99.8 % sure): its
+#: counts are weighed with that, so the fifteen checkers can overrule a pile's count and a
+#: pile cannot make a doubtful point sure (`conserve`).
+TRAY_SLIP, TRAY_FAR = 0.07, 0.06
 #: What a place's change alone says of it being filled: from untouched to all changed. With
 #: the calibration's rims this is the weaker of the two looks.
 CHANGE_SAYS = (0.1, 0.9)
@@ -339,7 +344,7 @@ def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows:
                 per_colour.append(counts - counts[0])  # against the lane lying empty
             counts_w, counts_b = per_colour
         else:
-            counts = _count_logp(lane, along, occupied, rows.top_lean[i])
+            counts = _slipped(_count_logp(lane, along, occupied, rows.top_lean[i]))
             counts_w = counts_b = counts - counts[0]
         logps[i, 0] = 0.0
         allowed = {"bar_white": "white", "off_white": "white", "bar_black": "black",
@@ -361,6 +366,20 @@ def _count_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float
     occ = np.clip((occupied - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), FLOOR, 1 - FLOOR)
     log_in, log_out = np.log(occ), np.log(1 - occ)
     return LANE_WEIGHT * ((covered * log_in + (1 - covered) * log_out) * sure).sum(axis=1)
+
+
+def _slipped(counts: np.ndarray) -> np.ndarray:
+    """A pile's log-likelihoods of 0..15 checkers as a reading that slips by one checker
+    (`TRAY_SLIP` each way) or further (`TRAY_FAR`, any other count alike) once there is a
+    pile: an empty tray is read as surely as it looks."""
+    p = np.exp(counts - counts.max())
+    pile = p[1:]
+    near = np.zeros_like(pile)
+    near[1:] += pile[:-1]
+    near[:-1] += pile[1:]
+    far = (pile.sum() - pile - near) / (len(pile) - 3)
+    mixed = (1 - 2 * TRAY_SLIP - TRAY_FAR) * pile + TRAY_SLIP * near + TRAY_FAR * far
+    return np.log(np.concatenate([p[:1], mixed]))
 
 
 @functools.lru_cache(maxsize=512)

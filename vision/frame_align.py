@@ -2,19 +2,19 @@
 
 A camera mount that is bumped, or a board pushed by an elbow, moves the picture by a few
 pixels: compared pixel by pixel with the empty board, every printed line would then count as
-change. The warp of each frame is matched to the empty board's: the shift of each quarter of
-the board is measured by phase correlation of their edges (pieces, dice and hands change little
-of the print's edges), and an affine correction fitted to the four shifts is applied when the
-board moved by more than `MOVED_MM`. A board moved further than `LOST_MM` is not corrected (that
+change. A frame whose print's edges still line up best where they were (`Aligner.still`) is
+read as it is; otherwise the frame's edges are fitted onto the empty board's (a turn and a
+shift, `_fitted`: OpenCV's ECC on the softened edges of the whole print, which pieces, dice
+and a hand cover only in part) and the frame is turned back when that moves any corner of
+the board by `MOVED_MM` or more. A board moved further than `LOST_MM` is not corrected (that
 needs a new calibration).
 
-Both edge maps are multiplied by the places where no piece can stand before the correlation,
-so the mask's own pattern matches best unmoved: fine for a knock of a few tenths of a degree,
-but a camera turned by 1.5° (photoreal `md04`, quarters moved 2–9 mm) measured 0–2 mm, its
-frames read as a hand over the board and the table never looked for the board again. So a
-coarse look comes first (`_coarse`): the empty board's free places alone, matched against the
-frame's whole quarter (a masked template match), which finds such a move to a millimetre or
-two, or says the board is lost; the phase correlation then measures what is left.
+Before the ECC fit: a coarse look (`_coarse`) for the board's free places (where no piece can
+stand) in the frame, which finds a turn of a degree or two to a millimetre or two for the fit
+to start from, or says the board is lost. The fit replaced a phase correlation of the four
+quarters' free places: a backgammon board's free places are only its frame and bar, whose
+broad edges kept their strength under a turn, so a camera turned by 0.3–1.5° (photoreal
+`bg04`, `bg10`, `bg12`) was taken as still and its frames read unsure, impossible or wrong.
 """
 
 from __future__ import annotations
@@ -22,53 +22,58 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-#: Shifts below this (mm) are left alone: noise and the empty board's own tolerance.
+#: A move that shifts no corner of the board by this much (mm) is left alone: noise and the
+#: empty board's own tolerance.
 MOVED_MM = 0.6
-#: A quarter's shift is trusted when its correlation peak is at least this strong.
-MIN_RESPONSE = 0.05
 #: Further than this the board is lost, not knocked: calibrate again.
 LOST_MM = 10.0
-#: The shift is measured at half the warp's pixels: a millimetre's precision is plenty.
+#: The move is measured at half the warp's pixels: a millimetre's precision is plenty.
 SCALE = 0.5
 #: The coarse look (`Aligner._coarse`): how far (mm) each quarter is looked for around where
 #: it was, how much its edges are softened (pixels at half size), how well a quarter must
-#: match to count, and the move (mm) below which it leaves the frame to the phase correlation
+#: match to count, and the move (mm) below which the fit starts from where the board was
 #: (its own precision is a pixel at half size, 2 mm).
 REACH_MM = 24.0
 SOFTEN = 1.5
 COARSE_RESPONSE = 0.3
 COARSE_MM = 3.0
-#: The print's strongest edges looked at to tell a still frame at a glance, and the share of
-#: their strength a frame keeps when the board has not moved (pieces cover some of them;
-#: moved by a millimetre or two, the narrow edges drop to less than half).
-EDGE_PIXELS = 3000
-STILL_SHARE = 0.75
+#: The ECC fit (`_fitted`): edges softened by this (pixels at half size), at most this many
+#: steps, until a step changes the map by less than `FIT_EPS`.
+FIT_SOFTEN = 1.0
+FIT_STEPS = 50
+FIT_EPS = 1e-4
+#: The print's strongest edges in each quarter looked at to tell a still frame at a glance: a
+#: quarter is still while they are stronger where they were than a millimetre to either side,
+#: above or below (pieces cover some of them and draw edges of their own beside them, but not
+#: preferably on one side).
+EDGE_PIXELS = 800
+NEIGHBOURS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
 class Aligner:
     """Measures how far a frame's warp moved against the empty board's (edges, float32)."""
 
     def __init__(self, empty_structure: np.ndarray, free: np.ndarray | None = None) -> None:
-        """`free`: where no piece can stand (True); only the edges there are matched, so
-        that pieces moved between frames do not pass for the board moving."""
-        self.free = (np.ones(empty_structure.shape, np.float32) if free is None
-                     else free.astype(np.float32))
-        # the coarse look's template: every edge of the empty board, softened once
+        """`free`: where no piece can stand (True); the coarse look matches only the edges
+        there, so that pieces do not pass for the board moving."""
+        free = np.ones(empty_structure.shape, bool) if free is None else free
+        self.empty_free = (_half(free.astype(np.float32)) > 0.99).astype(np.float32)
         self.empty_soft = cv2.GaussianBlur(_half(empty_structure), (0, 0), SOFTEN)
-        self.empty_free = (_half(self.free) > 0.99).astype(np.float32)
-        empty_structure = empty_structure * self.free
-        self.empty = _half(empty_structure)
-        h, w = self.empty.shape
-        self.window = cv2.createHanningWindow((w // 2, h // 2), cv2.CV_32F)
-        flat = empty_structure.ravel()
-        strong = np.argpartition(flat, -EDGE_PIXELS)[-EDGE_PIXELS:]
-        self._edges = np.unravel_index(strong, empty_structure.shape)
-        self._edge_level = float(flat[strong].mean())
+        self.empty_fit = cv2.GaussianBlur(_half(empty_structure), (0, 0), FIT_SOFTEN)
+        self.empty_shape = empty_structure.shape[:2]
+        self._edges = _strongest(empty_structure)
 
     def still(self, frame_structure: np.ndarray) -> bool:
-        """True when the print's strongest edges are where they were (no need to measure)."""
-        level = float(frame_structure[self._edges].mean())
-        return level >= STILL_SHARE * self._edge_level
+        """True when in every quarter the print's strongest edges are stronger where they
+        were than a millimetre to either side, above or below (no need to measure)."""
+        h, w = frame_structure.shape[:2]
+        for ys, xs in self._edges:
+            here = float(frame_structure[ys, xs].mean())
+            for dy, dx in NEIGHBOURS:
+                beside = frame_structure[np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
+                if float(beside.mean()) > here:
+                    return False
+        return True
 
     def measure(self, frame_structure: np.ndarray) -> tuple[np.ndarray | None, bool]:
         """(the 2×3 affine map taking a point of the empty board's warp to where the frame
@@ -77,16 +82,15 @@ class Aligner:
         camera moved further than a knock)."""
         if self.still(frame_structure):
             return None, False
-        coarse, lost = self._coarse(_half(frame_structure))
+        half = _half(frame_structure)
+        coarse, lost = self._coarse(half)
         if lost:
             return None, True
-        seen = frame_structure if coarse is None else realign(frame_structure, coarse)
-        src, dst = self._shifts(_half(seen * self.free))
-        if len(src) < 2 and coarse is None:
-            return None, True
-        fine = _fitted(np.array(src), np.array(dst)) if len(src) >= 2 else None
-        # `seen` shows the empty board's point p at fine(p), the frame at coarse(fine(p))
-        matrix = fine if coarse is None else coarse if fine is None else _after(coarse, fine)
+        matrix = _fitted(self.empty_fit, cv2.GaussianBlur(half, (0, 0), FIT_SOFTEN), coarse)
+        if matrix is None:
+            matrix = coarse
+        if matrix is None or _largest_move(matrix, self.empty_shape) < MOVED_MM:
+            return None, False
         return (matrix if self._helps(frame_structure, matrix) else None), False
 
     def _coarse(self, frame: np.ndarray) -> tuple[np.ndarray | None, bool]:
@@ -97,7 +101,7 @@ class Aligner:
         reach = round(REACH_MM * SCALE)
         seen = cv2.GaussianBlur(frame, (0, 0), SOFTEN)
         src, dst, far = [], [], 0
-        for y0, x0, (h, w), centre in _quarters(self.empty.shape):
+        for y0, x0, (h, w), centre in _quarters(self.empty_soft.shape):
             inner = np.s_[y0 + reach:y0 + h - reach, x0 + reach:x0 + w - reach]
             mask = np.ascontiguousarray(self.empty_free[inner])
             if mask.sum() < 0.1 * mask.size:
@@ -129,26 +133,13 @@ class Aligner:
         print back."""
         if matrix is None:
             return False
-        ys, xs = self._edges
+        ys = np.concatenate([q[0] for q in self._edges])
+        xs = np.concatenate([q[1] for q in self._edges])
         h, w = frame_structure.shape[:2]
         mx = np.clip(np.rint(matrix[0, 0] * xs + matrix[0, 1] * ys + matrix[0, 2]), 0, w - 1)
         my = np.clip(np.rint(matrix[1, 0] * xs + matrix[1, 1] * ys + matrix[1, 2]), 0, h - 1)
         moved = float(frame_structure[my.astype(int), mx.astype(int)].mean())
-        return moved > float(frame_structure[self._edges].mean())
-
-    def _shifts(self, frame: np.ndarray) -> tuple[list, list]:
-        """Where each quarter's centre lies in the empty board and in the frame (those whose
-        shift could be measured)."""
-        src, dst = [], []
-        for y0, x0, (h, w), centre in _quarters(self.empty.shape):
-            a = np.ascontiguousarray(self.empty[y0:y0 + h, x0:x0 + w])
-            b = np.ascontiguousarray(frame[y0:y0 + h, x0:x0 + w])
-            (dx, dy), response = cv2.phaseCorrelate(a, b, self.window)
-            if response < MIN_RESPONSE or np.hypot(dx, dy) > LOST_MM * SCALE:
-                continue
-            src.append(centre)
-            dst.append((centre[0] + dx / SCALE, centre[1] + dy / SCALE))
-        return src, dst
+        return moved > float(frame_structure[ys, xs].mean())
 
 
 def _quarters(shape: tuple[int, ...]) -> list[tuple[int, int, tuple[int, int], tuple[float,
@@ -160,18 +151,44 @@ def _quarters(shape: tuple[int, ...]) -> list[tuple[int, int, tuple[int, int], t
             for y0 in (0, h - h // 2) for x0 in (0, w - w // 2)]
 
 
-def _fitted(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
-    """The 2×3 map taking the quarters' centres `src` to where they were found (`dst`): a
-    shift from two, a turn and scale with it from three or more; None when none moved by
-    `MOVED_MM`."""
-    shifts = dst - src
-    if np.abs(shifts).max() < MOVED_MM:
+def _fitted(empty: np.ndarray, frame: np.ndarray, start: np.ndarray | None
+            ) -> np.ndarray | None:
+    """The turn and shift (2×3, full-size warp pixels) taking the softened half-size edges
+    `empty` onto `frame`, fitted by ECC from `start` (or from no move); None when the fit
+    does not converge."""
+    guess = np.eye(2, 3, dtype=np.float32)
+    if start is not None:
+        guess = start.astype(np.float32).copy()
+        guess[:, 2] *= SCALE
+    try:
+        _, matrix = cv2.findTransformECC(
+            empty, frame, guess, cv2.MOTION_EUCLIDEAN,
+            (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, FIT_STEPS, FIT_EPS), None, 1)
+    except cv2.error:  # the fit ran away (a frame with too little of the print in it)
         return None
-    if len(src) < 3:
-        mean = shifts.mean(axis=0)
-        return np.array([[1.0, 0.0, mean[0]], [0.0, 1.0, mean[1]]])
-    matrix, _ = cv2.estimateAffinePartial2D(src.astype(np.float32), dst.astype(np.float32))
+    matrix = matrix.astype(np.float64)
+    matrix[:, 2] /= SCALE
     return matrix
+
+
+def _largest_move(matrix: np.ndarray, shape: tuple[int, ...]) -> float:
+    """How far (pixels) `matrix` moves the farthest corner of a warp of `shape`."""
+    h, w = shape[:2]
+    corners = np.array([[0.0, 0.0, 1.0], [w, 0.0, 1.0], [0.0, h, 1.0], [w, h, 1.0]])
+    return float(np.abs(corners @ matrix.T - corners[:, :2]).max())
+
+
+def _strongest(structure: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per quarter of a warp's edges, the places (ys, xs) of its `EDGE_PIXELS` strongest."""
+    h, w = structure.shape[:2]
+    out = []
+    for y0, y1 in ((0, h // 2), (h // 2, h)):
+        for x0, x1 in ((0, w // 2), (w // 2, w)):
+            flat = structure[y0:y1, x0:x1].ravel()
+            strong = np.argpartition(flat, -EDGE_PIXELS)[-EDGE_PIXELS:]
+            ys, xs = np.unravel_index(strong, (y1 - y0, x1 - x0))
+            out.append((ys + y0, xs + x0))
+    return out
 
 
 def _turned(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -181,11 +198,6 @@ def _turned(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     angle = np.arctan2((a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum(), (a * b).sum())
     turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
     return np.column_stack([turn, dst.mean(axis=0) - turn @ src.mean(axis=0)])
-
-
-def _after(first: np.ndarray, then: np.ndarray) -> np.ndarray:
-    """The 2×3 map p ↦ first(then(p))."""
-    return (np.vstack([first, [0.0, 0.0, 1.0]]) @ np.vstack([then, [0.0, 0.0, 1.0]]))[:2]
 
 
 def _half(image: np.ndarray) -> np.ndarray:

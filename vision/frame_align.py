@@ -81,9 +81,8 @@ class Aligner:
 
     def measure(self, frame_structure: np.ndarray) -> tuple[np.ndarray | None, bool]:
         """(the 2×3 affine map taking a point of the empty board's warp to where the frame
-        shows it, None when the frame has not moved or cannot be matched; lost: True when too
-        little of the print's edges is where it was or near it to measure, the board or the
-        camera moved further than a knock)."""
+        shows it, None when the frame has not moved or cannot be matched; lost: True when the
+        coarse look found the board's free places further than a knock, `LOST_MM`)."""
         if self.still(frame_structure):
             return None, False
         half = _half(frame_structure)

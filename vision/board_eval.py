@@ -29,6 +29,7 @@ from vision.board_finder import board_corners
 from vision.calibrate import calibrate
 from vision.frame_reader import FrameReader, expected_state
 from vision.parallax import Parallax
+from vision.print_match import AnyViewReader
 
 Board = BackgammonBoard | MaednBoard
 BoardParser = Callable[[dict[str, Any]], Board]
@@ -172,7 +173,7 @@ def evaluate_boards(setups: list[Setup], report: BoardReport | None = None) -> B
     return report
 
 
-def _calibrated(setup: Setup, report: BoardReport) -> FrameReader:
+def _calibrated(setup: Setup, report: BoardReport) -> AnyViewReader:
     told = setup.frame("start")
     if told is None or told.board is None:
         raise CalibrationError("no frame of a known position to calibrate on")
@@ -190,7 +191,7 @@ def _calibrated(setup: Setup, report: BoardReport) -> FrameReader:
         report.corner_errors.append(
             float(np.linalg.norm(found - setup.corners_px, axis=1).max()) / diagonal)
     seats = len(told.board.pieces) if isinstance(told.board, MaednBoard) else setup.players
-    return FrameReader(calib, players=seats, dice_reader=None, all_checkers=True)
+    return AnyViewReader(FrameReader(calib, players=seats, dice_reader=None, all_checkers=True))
 
 
 def _read_image(path: Path) -> np.ndarray:

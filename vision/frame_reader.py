@@ -121,6 +121,7 @@ class FrameReader:
                  dice_reader: DiceReaderFn | str | None = "default",
                  min_confidence: float = 0.9, all_checkers: bool = False) -> None:
         self.calib = calib
+        self.players = players
         self.all_checkers = all_checkers
         self.board_geo = calib.geometry().board(calib.game)
         self.homography = calib.matrix

@@ -141,10 +141,12 @@ def _run_board(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration
     from vision.frame_reader import FrameReader
     from vision.geometry import GeometryError
+    from vision.print_match import AnyViewReader
 
     try:
         calib = Calibration.load(args.calibration)
-        reader = FrameReader(calib, players=calib.players, dice_reader=None, all_checkers=True)
+        reader = AnyViewReader(FrameReader(calib, players=calib.players, dice_reader=None,
+                                           all_checkers=True))
     except (CalibrationError, GeometryError, ValueError) as exc:
         print(f"vision board: {exc}", file=sys.stderr)
         return 1

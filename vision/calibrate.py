@@ -46,6 +46,7 @@ from vision.lane_rings import learn_levels
 from vision.lens import warp_board
 from vision.parallax import Parallax
 from vision.piece_edges import EdgeLevels, structure
+from vision.print_match import PrintMatcher
 from vision.sharpness import marker_blur_px
 
 log = logging.getLogger(__name__)
@@ -167,11 +168,15 @@ def refresh(calib: Calibration, image: np.ndarray, position: BackgammonBoard | M
 def revisit(calib: Calibration, image: np.ndarray, position: BackgammonBoard | MaednBoard
             ) -> Calibration:
     """`calib` for a camera (or board) that moved further than a knock: the board found again
-    in `image`, a frame of the accepted `position`, by its markers or outline; the empty
+    in `image`, a frame of the accepted `position`, by its own print (`PrintMatcher`: the
+    pieces hide its outline more than its print), else by its markers or outline; the empty
     board learned stays (it is kept in board millimetres, whatever the view), the pieces are
     learned again in the new view (`refresh`), and the frame must read back as the position.
     Otherwise CalibrationError, and `calib` stays the one in force."""
     _check_frame(calib, image)
+    view = PrintMatcher(calib).view(image)
+    if view is not None:
+        return refresh(view, image, position)
     size = (image.shape[1], image.shape[0])
     fix = find_board(image, calib.game, calib.geometry())
     pose = pose_from_homography(fix.homography, size,

@@ -29,7 +29,7 @@ from vision.board_errors import (
     CalibrationError,
 )
 from vision.board_evidence import lane_counts, occupancy
-from vision.board_finder import BoardFix, check_image, find_board, marker_quads
+from vision.board_finder import BoardFix, board_corners, check_image, find_board, marker_quads
 from vision.board_look import EmptyBoard, PieceColour, measure_noise
 from vision.board_regions import field_discs, free_mask, lane_rows
 from vision.calibration import (
@@ -43,10 +43,10 @@ from vision.frame_align import Aligner, realign
 from vision.frame_reader import FrameReader, expected_state
 from vision.geometry import BackgammonGeometry, MaednGeometry, TableGeometry, load_geometry
 from vision.lane_rings import learn_levels
-from vision.lens import warp_board
+from vision.lens import to_image, warp_board
 from vision.parallax import Parallax
 from vision.piece_edges import EdgeLevels, structure
-from vision.print_match import PrintMatcher
+from vision.print_match import SAME_VIEW_PX, PrintMatcher
 from vision.sharpness import marker_blur_px
 
 log = logging.getLogger(__name__)
@@ -98,11 +98,13 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
     fix = find_board(empty if empty is not None else image, game, geometry, use_markers,
                      corners)
     size = (image.shape[1], image.shape[0])
+    if empty is not None:
+        empty_warp = warp_board(empty, fix.homography, geo.width, geo.height, fix.lens)
+        fix = _position_view(fix, image, empty_warp)
     pose = pose_from_homography(fix.homography, size, camera_height_mm)
     warnings = list(fix.warnings) + _picture_warnings(image, fix, geometry, game)
     warp = warp_board(image, fix.homography, geo.width, geo.height, fix.lens)
     if empty is not None:
-        empty_warp = warp_board(empty, fix.homography, geo.width, geo.height, fix.lens)
         warp = _aligned(warp, empty_warp, free_mask(geo, pose))
         source = "frame"
     else:
@@ -174,7 +176,7 @@ def revisit(calib: Calibration, image: np.ndarray, position: BackgammonBoard | M
     learned again in the new view (`refresh`), and the frame must read back as the position.
     Otherwise CalibrationError, and `calib` stays the one in force."""
     _check_frame(calib, image)
-    view = PrintMatcher(calib).view(image)
+    view = PrintMatcher.of(calib).view(calib, image)
     if view is not None:
         return refresh(view, image, position)
     size = (image.shape[1], image.shape[0])
@@ -211,6 +213,18 @@ def _with_levels(calib: Calibration, geo: BackgammonGeometry | MaednGeometry, li
                               np.array([s for n, s in zip(names, scores, strict=True)
                                         if n not in taken]))
     return dataclasses.replace(calib, edge_levels=levels)
+
+
+def _position_view(fix: BoardFix, image: np.ndarray, empty_warp: np.ndarray) -> BoardFix:
+    """The board as the position's picture shows it: where its print is found there
+    (`PrintMatcher`) when that is not where the empty board's picture showed it (two photos
+    taken by hand, a camera moved between them); else as found on the empty board."""
+    seen = PrintMatcher(empty_warp, fix.homography, fix.lens).find(image)
+    if seen is None:
+        return fix
+    corners = board_corners(empty_warp.shape[1], empty_warp.shape[0])
+    shift = np.hypot(*(to_image(seen, fix.lens, corners) - fix.to_image(corners)).T).max()
+    return fix if shift < SAME_VIEW_PX else dataclasses.replace(fix, homography=seen)
 
 
 def _aligned(warp: np.ndarray, empty_warp: np.ndarray, free: np.ndarray) -> np.ndarray:

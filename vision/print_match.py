@@ -22,7 +22,7 @@ from vision.calibration import Calibration
 from vision.camera_pose import pose_from_homography
 from vision.frame_align import FIT_EPS, FIT_SOFTEN, FIT_STEPS, SCALE
 from vision.frame_reader import BoardReading, FrameReader
-from vision.lens import to_image, warp_board
+from vision.lens import Lens, to_image, warp_board
 from vision.observation import MOVED
 from vision.piece_edges import structure
 
@@ -45,21 +45,28 @@ SAME_VIEW_PX = 3.0
 
 
 class PrintMatcher:
-    """Finds the calibrated board in frames from other views (build once per calibration)."""
+    """Finds a board whose empty look is known in frames from any view (build once)."""
 
-    def __init__(self, calib: Calibration) -> None:
-        self.calib = calib
+    def __init__(self, empty: np.ndarray, homography: np.ndarray, lens: Lens) -> None:
+        """`empty`: the empty board top-down (board mm); `homography` and `lens`: the view
+        it was seen from (board mm → picture), the size a board found may differ from."""
+        self.empty = empty
+        self.lens = lens
         self.sift = cv2.SIFT_create()
-        empty = cv2.cvtColor(calib.empty, cv2.COLOR_BGR2GRAY)
-        self.points, self.features = self.sift.detectAndCompute(empty, None)
-        h, w = calib.empty.shape[:2]
+        self.points, self.features = self.sift.detectAndCompute(
+            cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY), None)
+        h, w = empty.shape[:2]
         self.corners_mm = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
-        self.area = _area(calib.to_image(self.corners_mm))
-        self.empty_edges = _soft_half(structure(calib.empty))
+        self.area = _area(to_image(homography, lens, self.corners_mm))
+        self.empty_edges = _soft_half(structure(empty))
 
-    def view(self, image: np.ndarray) -> Calibration | None:
-        """The calibration seen from the view of `image` (same camera and board, the pieces
-        and light learned kept), or None when the board's print is not found in it."""
+    @classmethod
+    def of(cls, calib: Calibration) -> PrintMatcher:
+        return cls(calib.empty, calib.matrix, calib.lens)
+
+    def find(self, image: np.ndarray) -> np.ndarray | None:
+        """The homography (board mm → undistorted picture px) of the view `image` shows the
+        board from, or None when the board's print is not found in it."""
         if self.features is None or len(self.points) < MIN_AGREEING:
             return None
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -71,31 +78,34 @@ class PrintMatcher:
         if len(good) < MIN_AGREEING:
             return None
         src = np.float32([self.points[m.queryIdx].pt for m in good])
-        lens = self.calib.lens
-        dst = np.float32(lens.undistort(np.float32([points[m.trainIdx].pt for m in good])))
+        dst = np.float32(self.lens.undistort(np.float32([points[m.trainIdx].pt for m in good])))
         homography, agree = cv2.findHomography(src, dst, cv2.RANSAC, REPROJECTION_PX)
         if homography is None or int(agree.sum()) < MIN_AGREEING:
             return None
         homography, fit = self._refined(image, homography)
         if fit < MIN_FIT:
             return None
-        corners = to_image(homography, lens, self.corners_mm)
-        if not _plausible(corners, image.shape, self.area):
+        corners = to_image(homography, self.lens, self.corners_mm)
+        return homography if _plausible(corners, image.shape, self.area) else None
+
+    def view(self, calib: Calibration, image: np.ndarray) -> Calibration | None:
+        """`calib` seen from the view of `image` (same camera and board, the pieces and
+        light learned kept), or None when the board's print is not found in it."""
+        homography = self.find(image)
+        if homography is None:
             return None
-        calib = self.calib
         pose = pose_from_homography(homography, calib.image_size,
                                     calib.camera_height_mm if calib.height_measured else None)
         return dataclasses.replace(
             calib, homography=tuple(float(v) for v in homography.ravel()),
             camera_height_mm=float(pose.height), nadir_mm=pose.nadir)
 
-
     def _refined(self, image: np.ndarray, homography: np.ndarray) -> tuple[np.ndarray, float]:
         """`homography` made precise (the frame warped with it, its print's edges fitted onto
         the empty board's by ECC, a homography) and how well they then correlate (0 when the
         fit does not converge)."""
-        h, w = self.calib.empty.shape[:2]
-        seen = _soft_half(structure(warp_board(image, homography, w, h, self.calib.lens)))
+        h, w = self.empty.shape[:2]
+        seen = _soft_half(structure(warp_board(image, homography, w, h, self.lens)))
         try:
             correlation, fit = cv2.findTransformECC(
                 self.empty_edges, seen, np.eye(3, dtype=np.float32), cv2.MOTION_HOMOGRAPHY,
@@ -140,7 +150,7 @@ class AnyViewReader:
     def __init__(self, reader: FrameReader) -> None:
         self.reader = reader
         self.board_geo = reader.board_geo
-        self.matcher = PrintMatcher(reader.calib)
+        self.matcher = PrintMatcher.of(reader.calib)
 
     def read_board(self, image: np.ndarray) -> BoardReading:
         """As `FrameReader.read_board`; a board seen from another view is read from there,
@@ -148,7 +158,7 @@ class AnyViewReader:
         reading = self.reader.read_board(image)
         if reading.board is not None:
             return reading
-        view = self.matcher.view(image)
+        view = self.matcher.view(self.reader.calib, image)
         if view is None or _shift_px(view, self.reader.calib) < SAME_VIEW_PX:
             return reading
         r = self.reader

@@ -14,11 +14,10 @@ import pytest
 
 from controller.commands.vision import board_json
 from tests.cli import spieltisch
+from tests.vision.photoreal_route import IMAGES, calibrated
 from vision.calibration import Calibration
 from vision.frame_reader import FrameReader
 
-ROOT = Path(__file__).resolve().parents[2]
-IMAGES = ROOT / "tests" / "data" / "photoreal" / "images"
 #: Where the picture's corners go in the other view (share of its width and height): the
 #: view of a photo taken by hand a little off the first, about 3 % at the corners.
 CORNER_MOVES = np.float32([[0.025, -0.015], [-0.02, 0.03], [0.015, 0.02], [-0.03, -0.01]])
@@ -41,14 +40,7 @@ def _from_elsewhere(name: str, out: Path) -> Path:
 ])
 def test_a_frame_from_another_view_is_read_where_its_print_is_found(
         tmp_path: Path, name: str, game: str, plays: tuple[str, ...]) -> None:
-    labels = json.loads((ROOT / "tests" / "data" / "photoreal" / "labels.json").read_text())
-    setup = next(s for s in labels["setups"] if s["id"] == name)
-    calibration = tmp_path / f"{name}.json"
-    done = spieltisch("calibrate", str(IMAGES / f"{name}_start.jpg"), "--game", game,
-                      "--players", str(setup["players"]),
-                      "--geometry", str(ROOT / setup["geometry"]),
-                      "--empty", str(IMAGES / f"{name}_empty.jpg"), "--out", str(calibration))
-    assert done.returncode == 0, done.stderr
+    calibration, setup = calibrated(name, game, tmp_path)
     other = "md10_play1.jpg" if game == "maedn" else "bg12_play1.jpg"  # another print
     frames = [_from_elsewhere(p, tmp_path) for p in plays] + \
         [_from_elsewhere(f"{name}_hand1.jpg", tmp_path), IMAGES / other]
@@ -68,14 +60,8 @@ def test_the_empty_board_photographed_from_another_view_still_calibrates(tmp_pat
     about 3 % at the corners; the position's view is found by the print the empty board
     shows, and later frames from that view are read (from the calibration's own view, no
     second search)."""
-    labels = json.loads((ROOT / "tests" / "data" / "photoreal" / "labels.json").read_text())
-    setup = next(s for s in labels["setups"] if s["id"] == "md04")
-    calibration = tmp_path / "md04.json"
-    done = spieltisch("calibrate", str(_from_elsewhere("md04_start.jpg", tmp_path)),
-                      "--game", "maedn", "--players", str(setup["players"]),
-                      "--geometry", str(ROOT / setup["geometry"]),
-                      "--empty", str(IMAGES / "md04_empty.jpg"), "--out", str(calibration))
-    assert done.returncode == 0, done.stderr
+    calibration, setup = calibrated("md04", "maedn", tmp_path,
+                                    start=_from_elsewhere("md04_start.jpg", tmp_path))
     play = _from_elsewhere("md04_play1.jpg", tmp_path)
     table = FrameReader(Calibration.load(calibration), players=setup["players"],
                         dice_reader=None)

@@ -13,12 +13,10 @@ from pathlib import Path
 import cv2
 
 from tests.cli import spieltisch
+from tests.vision.photoreal_route import IMAGES, calibrated
 from vision.calibration import Calibration
 from vision.frame_reader import FrameReader
 from vision.observation import MOVED
-
-ROOT = Path(__file__).resolve().parents[2]
-IMAGES = ROOT / "tests" / "data" / "photoreal" / "images"
 
 
 def _turned(name: str, degrees: float, out: Path) -> Path:
@@ -32,21 +30,8 @@ def _turned(name: str, degrees: float, out: Path) -> Path:
     return path
 
 
-def _calibrated(name: str, game: str, out: Path) -> tuple[Path, dict]:
-    """The development set-up `name` calibrated through the command line, and its labels."""
-    labels = json.loads((ROOT / "tests" / "data" / "photoreal" / "labels.json").read_text())
-    setup = next(s for s in labels["setups"] if s["id"] == name)
-    calibration = out / f"{name}.json"
-    done = spieltisch("calibrate", str(IMAGES / f"{name}_start.jpg"), "--game", game,
-                      "--players", str(setup["players"]),
-                      "--geometry", str(ROOT / setup["geometry"]),
-                      "--empty", str(IMAGES / f"{name}_empty.jpg"), "--out", str(calibration))
-    assert done.returncode == 0, done.stderr
-    return calibration, setup
-
-
 def test_a_turned_camera_is_straightened_or_said_to_have_moved(tmp_path: Path) -> None:
-    calibration, setup = _calibrated("md04", "maedn", tmp_path)
+    calibration, setup = calibrated("md04", "maedn", tmp_path)
     plays = ("md04_play1.jpg", "md04_play2.jpg")
     frames = [_turned(p, 1.0, tmp_path) for p in plays] + \
         [_turned(p, 3.0, tmp_path) for p in plays] + [IMAGES / "md04_hand1.jpg"]
@@ -67,7 +52,7 @@ def test_a_turned_camera_is_straightened_or_said_to_have_moved(tmp_path: Path) -
 def test_a_turned_camera_over_a_backgammon_board_is_straightened(tmp_path: Path) -> None:
     """Its print's strongest free edges (frame and bar) are broad and stay strong under a turn:
     before the whole print was fitted, this frame read `impossible` turned by 0.3° to 1°."""
-    calibration, setup = _calibrated("bg04", "backgammon", tmp_path)
+    calibration, setup = calibrated("bg04", "backgammon", tmp_path)
     frames = [_turned("bg04_play1.jpg", degrees, tmp_path) for degrees in (0.3, 1.0, 2.0)]
     read = spieltisch("vision", "board", *(str(f) for f in frames),
                       "--calibration", str(calibration), "--json")

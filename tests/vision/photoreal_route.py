@@ -1,0 +1,27 @@
+"""The user's route on a development photoreal set-up, for tests: `calibrate` through the
+command line on its start and empty frames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli import spieltisch
+
+ROOT = Path(__file__).resolve().parents[2]
+IMAGES = ROOT / "tests" / "data" / "photoreal" / "images"
+
+
+def calibrated(name: str, game: str, out: Path, start: Path | None = None
+               ) -> tuple[Path, dict]:
+    """The set-up `name` calibrated (on `start` instead of its start frame if given) into
+    `out`, and its labels."""
+    labels = json.loads((ROOT / "tests" / "data" / "photoreal" / "labels.json").read_text())
+    setup = next(s for s in labels["setups"] if s["id"] == name)
+    calibration = out / f"{name}.json"
+    done = spieltisch("calibrate", str(start or IMAGES / f"{name}_start.jpg"), "--game", game,
+                      "--players", str(setup["players"]),
+                      "--geometry", str(ROOT / setup["geometry"]),
+                      "--empty", str(IMAGES / f"{name}_empty.jpg"), "--out", str(calibration))
+    assert done.returncode == 0, done.stderr
+    return calibration, setup

@@ -2,7 +2,9 @@
 
 The reader that compares with the empty board beside the colour-class reader it replaced (on
 the same frames, in the same run: `bench/previous_reader.py`); also the steps inside (the board
-warp alone) and the renderer that feeds the simulator.
+warp alone), a frame seen from another view through `vision board`'s search for the print
+(`vision.print_match.AnyViewReader`, not in the table's loop) and the renderer that feeds the
+simulator.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ from vision.calibration import STANDARD_BACKGAMMON, die_size_px, maedn_start
 from vision.frame_reader import FrameReader
 from vision.lens import warp_board
 from vision.pair_judge import PairJudge
+from vision.print_match import AnyViewReader
 from vision.render_dataset import random_scene
 from vision.renderer import Scene, render
 
 FRAMES = 20
 ROUNDS = 10
+#: Another view: where the picture's corners go (share of its width and height), about 3 %.
+ELSEWHERE = np.float32([[0.025, -0.015], [-0.02, 0.03], [0.015, 0.02], [-0.03, -0.01]])
 EMPTY = {"backgammon": BackgammonBoard(points=(0,) * 24),
          "maedn": MaednBoard(pieces=((), (), (), ()))}
 
@@ -65,6 +70,13 @@ def main() -> None:
         previous = time_previous(game, calib_frame.image, images, ROUNDS)
         rows.append((game, f"… the reader before it ({PREVIOUS}, board, no dice)",
                      *(previous or ("n/a (no git history)", "n/a"))))
+        h, w = images[0].shape[:2]
+        corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        view = cv2.getPerspectiveTransform(corners, corners + ELSEWHERE * np.float32([w, h]))
+        elsewhere = [cv2.warpPerspective(im, view, (w, h)) for im in images[:5]]
+        any_view = AnyViewReader(FrameReader(calib, dice_reader=None))
+        rows.append((game, "frame from another view → board (print found; vision board)",
+                     *_ms(any_view.read_board, elsewhere)))
         with_dice = FrameReader(calib)
         if with_dice.dice_reader is not None:
             rows.append((game, "frame → Observation (board + dice reader)",

@@ -4,11 +4,14 @@ The frame aligner (`vision.frame_align`) corrects a knock of a few millimetres; 
 by hand, a camera moved on purpose or a board pushed further shows the board from a new view,
 and the frame is "moved". The calibration keeps the empty board top-down in board
 millimetres, whatever the view: its print's features (SIFT) are matched with the frame's, and
-a homography fitted to the matches (RANSAC) is the new view. Pieces, dice and a hand cover
-some of the print; what matches elsewhere is enough. A view is accepted only when many
-matches agree with it and the board it puts in the picture is plausible: inside the picture,
-not folded, and of a size and shape like the calibrated view's (a hand-held photo, not
-another board).
+a homography fitted to the matches (RANSAC), made precise by an ECC fit of the print's
+edges, is the new view. Pieces, dice and a hand cover some of the print; what matches
+elsewhere is enough. A view is accepted only when a dozen matches or more agree with it, the
+print's edges then correlate well with the empty board's (another print of the same board
+does not), and the board it puts in the picture is plausible: inside the picture, not
+folded, and of a size like the calibrated view's. `vision board` and `vision eval` read
+frames so (`AnyViewReader`); `calibrate` finds the position's view so when the empty board
+was photographed from another, and the table's search for a moved board tries it first.
 """
 
 from __future__ import annotations

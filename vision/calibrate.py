@@ -29,7 +29,7 @@ from vision.board_errors import (
     CalibrationError,
 )
 from vision.board_evidence import lane_counts, occupancy
-from vision.board_finder import BoardFix, board_corners, check_image, find_board, marker_quads
+from vision.board_finder import BoardFix, check_image, find_board, marker_quads
 from vision.board_look import EmptyBoard, PieceColour, measure_noise
 from vision.board_regions import field_discs, free_mask, lane_rows
 from vision.calibration import (
@@ -43,10 +43,10 @@ from vision.frame_align import Aligner, realign
 from vision.frame_reader import FrameReader, expected_state
 from vision.geometry import BackgammonGeometry, MaednGeometry, TableGeometry, load_geometry
 from vision.lane_rings import learn_levels
-from vision.lens import to_image, warp_board
+from vision.lens import warp_board
 from vision.parallax import Parallax
 from vision.piece_edges import EdgeLevels, structure
-from vision.print_match import SAME_VIEW_PX, PrintMatcher
+from vision.print_match import PrintMatcher
 from vision.sharpness import marker_blur_px
 
 log = logging.getLogger(__name__)
@@ -219,12 +219,8 @@ def _position_view(fix: BoardFix, image: np.ndarray, empty_warp: np.ndarray) -> 
     """The board as the position's picture shows it: where its print is found there
     (`PrintMatcher`) when that is not where the empty board's picture showed it (two photos
     taken by hand, a camera moved between them); else as found on the empty board."""
-    seen = PrintMatcher(empty_warp, fix.homography, fix.lens).find(image)
-    if seen is None:
-        return fix
-    corners = board_corners(empty_warp.shape[1], empty_warp.shape[0])
-    shift = np.hypot(*(to_image(seen, fix.lens, corners) - fix.to_image(corners)).T).max()
-    return fix if shift < SAME_VIEW_PX else dataclasses.replace(fix, homography=seen)
+    seen = PrintMatcher(empty_warp, fix.homography, fix.lens).find_moved(image)
+    return fix if seen is None else dataclasses.replace(fix, homography=seen)
 
 
 def _aligned(warp: np.ndarray, empty_warp: np.ndarray, free: np.ndarray) -> np.ndarray:

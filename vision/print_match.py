@@ -21,6 +21,7 @@ import dataclasses
 import cv2
 import numpy as np
 
+from vision.board_finder import board_corners
 from vision.calibration import Calibration
 from vision.camera_pose import pose_from_homography
 from vision.frame_align import FIT_EPS, FIT_SOFTEN, FIT_STEPS, SCALE
@@ -55,12 +56,11 @@ class PrintMatcher:
         it was seen from (board mm → picture), the size a board found may differ from."""
         self.empty = empty
         self.lens = lens
+        self.corners = to_image(homography, lens, board_corners(empty.shape[1], empty.shape[0]))
         self.sift = cv2.SIFT_create()
         self.points, self.features = self.sift.detectAndCompute(
             cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY), None)
-        h, w = empty.shape[:2]
-        self.corners_mm = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
-        self.area = _area(to_image(homography, lens, self.corners_mm))
+        self.area = _area(self.corners)
         self.empty_edges = _soft_half(structure(empty))
 
     @classmethod
@@ -88,20 +88,28 @@ class PrintMatcher:
         homography, fit = self._refined(image, homography)
         if fit < MIN_FIT:
             return None
-        corners = to_image(homography, self.lens, self.corners_mm)
+        corners = self._corners(homography)
         return homography if _plausible(corners, image.shape, self.area) else None
+
+    def find_moved(self, image: np.ndarray) -> np.ndarray | None:
+        """As `find`, but None also when the view found is the matcher's own: its board
+        corners within `SAME_VIEW_PX` (the frame aligner sees to such a knock)."""
+        homography = self.find(image)
+        if homography is None:
+            return None
+        shift = np.hypot(*(self._corners(homography) - self.corners).T).max()
+        return None if shift < SAME_VIEW_PX else homography
 
     def view(self, calib: Calibration, image: np.ndarray) -> Calibration | None:
         """`calib` seen from the view of `image` (same camera and board, the pieces and
         light learned kept), or None when the board's print is not found in it."""
         homography = self.find(image)
-        if homography is None:
-            return None
-        pose = pose_from_homography(homography, calib.image_size,
-                                    calib.camera_height_mm if calib.height_measured else None)
-        return dataclasses.replace(
-            calib, homography=tuple(float(v) for v in homography.ravel()),
-            camera_height_mm=float(pose.height), nadir_mm=pose.nadir)
+        return None if homography is None else seen_from(calib, homography)
+
+    def _corners(self, homography: np.ndarray) -> np.ndarray:
+        """The board's corners in the picture of the view `homography`."""
+        h, w = self.empty.shape[:2]
+        return to_image(homography, self.lens, board_corners(w, h))
 
     def _refined(self, image: np.ndarray, homography: np.ndarray) -> tuple[np.ndarray, float]:
         """`homography` made precise (the frame warped with it, its print's edges fitted onto
@@ -117,6 +125,16 @@ class PrintMatcher:
             return homography, 0.0
         half = np.diag([SCALE, SCALE, 1.0])
         return homography @ np.linalg.inv(half) @ fit.astype(np.float64) @ half, correlation
+
+
+def seen_from(calib: Calibration, homography: np.ndarray) -> Calibration:
+    """`calib` from the view `homography` (board mm → undistorted picture px): the same
+    camera, board, pieces and light learned; the camera's pose as that view gives it."""
+    pose = pose_from_homography(homography, calib.image_size,
+                                calib.camera_height_mm if calib.height_measured else None)
+    return dataclasses.replace(
+        calib, homography=tuple(float(v) for v in homography.ravel()),
+        camera_height_mm=float(pose.height), nadir_mm=pose.nadir)
 
 
 def _soft_half(edges: np.ndarray) -> np.ndarray:
@@ -161,18 +179,12 @@ class AnyViewReader:
         reading = self.reader.read_board(image)
         if reading.board is not None:
             return reading
-        view = self.matcher.view(self.reader.calib, image)
-        if view is None or _shift_px(view, self.reader.calib) < SAME_VIEW_PX:
+        homography = self.matcher.find_moved(image)
+        if homography is None:
             return reading
         r = self.reader
-        again = FrameReader(view, players=r.players, dice_reader=None,
+        again = FrameReader(seen_from(r.calib, homography), players=r.players, dice_reader=None,
                             min_confidence=r.min_confidence,
                             all_checkers=r.all_checkers).read_board(image)
         return again if again.board is not None or reading.problem == MOVED else reading
 
-
-def _shift_px(view: Calibration, calib: Calibration) -> float:
-    """How far (pixels) the board's farthest corner lies from where `calib` saw it."""
-    h, w = calib.empty.shape[:2]
-    corners = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
-    return float(np.hypot(*(view.to_image(corners) - calib.to_image(corners)).T).max())

@@ -118,7 +118,8 @@ def calibrate(image: np.ndarray, game: str, start: BackgammonBoard | MaednBoard 
         still = ~learn.piece_mask(geo, counts, empty_warp.shape[:2], pose)
         board_look = EmptyBoard(empty_warp, measure_noise(lit, board_look, still))
         learn.check_still(lit, board_look, _places(geo, pose),
-                          {n for n, c in counts.items() if c or isinstance(geo, MaednGeometry)})
+                          {n for n, c in counts.items() if c or isinstance(geo, MaednGeometry)},
+                          still)
     colours, in_play = _learn_colours(geo, lit, board_look, start, pose)
     for warning in warnings:
         log.warning("calibration: %s / %s", warning.de, warning.en)

@@ -10,12 +10,14 @@ fields that differ from the empty board, only for the colours in play.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.board_errors import NOT_EMPTY, POSITION_DIFFERS, CalibrationError
 from vision.board_look import MIN_PIXELS, UNEXPLAINED, EmptyBoard, PieceColour, classify
 from vision.camera_pose import CameraPose
 from vision.geometry import BackgammonGeometry, MaednGeometry
+from vision.lens import WARP_PX_PER_MM
 
 
 def _disc_mask(shape: tuple[int, int], centre: tuple[float, float], radius: float
@@ -89,25 +91,71 @@ def synthesize_backgammon(geo: BackgammonGeometry, warp: np.ndarray,
 #: A field the position leaves empty is "changed" when this share of its pixels differs from
 #: the empty board's picture.
 CHANGED_SHARE = 0.3
+#: A field's surroundings (mm around its pixels, from NEAR to FAR): a lamp's highlight or a
+#: shadow that moved between the two pictures lies there too, a piece does not.
+SURROUND_NEAR, SURROUND_FAR = 4, 12
+#: Fewer of a field's pixels than this share, where no piece of the position can show, and
+#: the field is not checked (a piece beside it covers it in the picture).
+MIN_SEEN_SHARE = 0.3
+#: Grey levels added before a gain is measured, so that dark pixels do not make it wild.
+GAIN_FLOOR = 4.0
 
 
 def check_still(lit: np.ndarray, empty: EmptyBoard, places: dict[str, tuple[np.ndarray, ...]],
-                occupied: set[str]) -> None:
+                occupied: set[str], still: np.ndarray) -> None:
     """Refuse when a field the position leaves empty looks different in the position's picture
     and the empty board's: a piece lies there in one of the two. `places`: field or lane name
-    → (ys, xs) of its pixels."""
+    → (ys, xs) of its pixels; `still`: where no piece of the position (nor its lean) can show,
+    the only pixels compared. A change its surroundings share (light that moved) is taken
+    away before the field is judged (as light added or as a gain: the field is changed only
+    when neither explains it)."""
     odd = []
     for name, (ys, xs) in places.items():
         if name in occupied:
             continue
-        labels, _ = classify(lit, empty, (), ys.ravel(), xs.ravel())
-        if float(np.mean(labels == UNEXPLAINED)) > CHANGED_SHARE:
+        ys, xs = ys.ravel(), xs.ravel()
+        seen = still[ys, xs]
+        if float(np.mean(seen)) < MIN_SEEN_SHARE:
+            continue
+        ys, xs = ys[seen], xs[seen]
+        if _changed(lit, empty, ys, xs) and all(
+                _changed(lit_here, empty, ys, xs)
+                for lit_here in _lit_as_surroundings(lit, empty.warp, ys, xs, still)):
             odd.append(name)
     if odd:
         raise CalibrationError(
             f"the empty board and the position differ on {', '.join(odd)}, where the position "
             "puts nothing: a piece lies there in one of the two pictures (or the position "
             "given is not the one set up)", NOT_EMPTY)
+
+
+def _changed(frame: np.ndarray, empty: EmptyBoard, ys: np.ndarray, xs: np.ndarray) -> bool:
+    labels, _ = classify(frame, empty, (), ys, xs)
+    return float(np.mean(labels == UNEXPLAINED)) > CHANGED_SHARE
+
+
+def _lit_as_surroundings(lit: np.ndarray, empty_warp: np.ndarray, ys: np.ndarray,
+                         xs: np.ndarray, still: np.ndarray) -> list[np.ndarray]:
+    """`lit` with the change of the board around the pixels (ys, xs) taken away, once as
+    added light (a lamp's highlight) and once as a gain (a shadow, a brighter patch): per
+    channel, the median over the surroundings. None where too little of them can be seen."""
+    place = np.zeros(still.shape, np.uint8)
+    place[ys, xs] = 1
+    near = cv2.dilate(place, _round_kernel(SURROUND_NEAR)).astype(bool)
+    ring = cv2.dilate(place, _round_kernel(SURROUND_FAR)).astype(bool) & ~near & still
+    if ring.sum() < MIN_PIXELS:
+        return []
+    now, before = lit[ring].astype(np.float32), empty_warp[ring].astype(np.float32)
+    added = np.median(now - before, axis=0)
+    gain = np.median((now + GAIN_FLOOR) / (before + GAIN_FLOOR), axis=0)
+    frame = lit.astype(np.float32)
+    return [np.clip(frame - added, 0, 255).astype(np.uint8),
+            np.clip((frame + GAIN_FLOOR) / gain - GAIN_FLOOR, 0, 255).astype(np.uint8)]
+
+
+def _round_kernel(radius_mm: float) -> np.ndarray:
+    r = max(1, round(radius_mm * WARP_PX_PER_MM))
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
 def learn_colours(frame: np.ndarray, empty: EmptyBoard, samples: dict[str, list[tuple]]

@@ -138,7 +138,7 @@ def _lit_as_surroundings(lit: np.ndarray, empty_warp: np.ndarray, ys: np.ndarray
                          xs: np.ndarray, still: np.ndarray) -> list[np.ndarray]:
     """`lit` with the change of the board around the pixels (ys, xs) taken away, once as
     added light (a lamp's highlight) and once as a gain (a shadow, a brighter patch): per
-    channel, the median over the surroundings. None where too little of them can be seen."""
+    channel, the median over the surroundings. Neither where too little of them can be seen."""
     place = np.zeros(still.shape, np.uint8)
     place[ys, xs] = 1
     near = cv2.dilate(place, _round_kernel(SURROUND_NEAR)).astype(bool)

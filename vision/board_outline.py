@@ -63,7 +63,7 @@ def candidate_quads(image: np.ndarray, squares: Sequence[np.ndarray] = ()) -> Ou
     kappa = straightest_kappa(image)
     lens = Lens(kappa, size)
     straight = undistorted(image, lens)
-    edge_points = np.argwhere(colour_edges(straight) > 0)[:, ::-1].astype(np.float64)
+    edge_points = EdgePoints.of(colour_edges(straight))
     lines = _lines(straight)
     out += [(lens.distort(fit_sides(quad, edge_points)), kappa)
             for quad in line_quads(straight, lines)]
@@ -79,7 +79,7 @@ def region_quads(image: np.ndarray, kappa: float) -> list[tuple[Quad, float]]:
     region = board_region(straight)
     if region is None:
         return []
-    edge_points = np.argwhere(colour_edges(straight) > 0)[:, ::-1].astype(np.float64)
+    edge_points = EdgePoints.of(colour_edges(straight))
     return [(lens.distort(fit_sides(quad, edge_points)), kappa)
             for quad in line_quads(straight, _lines(straight, region))]
 
@@ -112,7 +112,38 @@ def board_region(image: np.ndarray) -> np.ndarray | None:
     return cv2.resize(region, (w, h), interpolation=cv2.INTER_NEAREST) > 0
 
 
-def fit_sides(quad: Quad, edge_points: np.ndarray, band: float = 4.0) -> Quad:
+@dataclass(frozen=True)
+class EdgePoints:
+    """Edge pixels (x, y) in the picture's row order, also indexed by column, so that a side's
+    pixels are looked up in its strip of the picture, not among all of them (wood grain, a
+    patterned cloth or a noisy picture has hundreds of thousands, and every candidate outline
+    has four sides to fit)."""
+
+    xy: np.ndarray  # (N, 2) float, sorted by y (row order)
+    by_x: np.ndarray  # indices of `xy`, sorted by x
+    x_sorted: np.ndarray  # xy[by_x, 0]
+
+    @classmethod
+    def of(cls, edges: np.ndarray) -> EdgePoints:
+        xy = np.argwhere(edges > 0)[:, ::-1].astype(np.float64)
+        by_x = np.argsort(xy[:, 0], kind="stable")
+        return cls(xy, by_x, xy[by_x, 0])
+
+    def in_box(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        """The points with `low` <= (x, y) <= `high`, in row order, found through the
+        narrower of the box's two strips."""
+        if high[0] - low[0] < high[1] - low[1]:
+            first = int(np.searchsorted(self.x_sorted, low[0], "left"))
+            last = int(np.searchsorted(self.x_sorted, high[0], "right"))
+            pts = self.xy[np.sort(self.by_x[first:last])]
+            return pts[(pts[:, 1] >= low[1]) & (pts[:, 1] <= high[1])]
+        first = int(np.searchsorted(self.xy[:, 1], low[1], "left"))
+        last = int(np.searchsorted(self.xy[:, 1], high[1], "right"))
+        pts = self.xy[first:last]
+        return pts[(pts[:, 0] >= low[0]) & (pts[:, 0] <= high[0])]
+
+
+def fit_sides(quad: Quad, edge_points: EdgePoints, band: float = 4.0) -> Quad:
     """The quadrilateral with each side refitted to the edge pixels within `band` px of it
     (Hough's lines are a few pixels off; the print must be found to a pixel or two)."""
     lines = []
@@ -120,10 +151,12 @@ def fit_sides(quad: Quad, edge_points: np.ndarray, band: float = 4.0) -> Quad:
         a, b = quad[i], quad[(i + 1) % 4]
         seg = b - a
         length = float(np.linalg.norm(seg))
-        rel = edge_points - a
+        # every pixel within `band` of the segment lies in its bounding box grown by `band`
+        points = edge_points.in_box(np.minimum(a, b) - band, np.maximum(a, b) + band)
+        rel = points - a
         t = rel @ seg / (length * length)
         dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length
-        near = edge_points[(t > 0.05) & (t < 0.95) & (dist < band)]
+        near = points[(t > 0.05) & (t < 0.95) & (dist < band)]
         if len(near) < 0.2 * length:
             lines.append((a, seg / length))
             continue
@@ -398,25 +431,3 @@ def line_quads(image: np.ndarray, lines: Sequence[Line]) -> list[Quad]:
                 continue
             quads.append(quad)
     return quads
-
-
-def side_kappa(edge_points: np.ndarray, quad: Quad, size: tuple[int, int]) -> float:
-    """The lens distortion measured on the edge pixels (x, y) hugging a quadrilateral's sides:
-    along each side, in each of 120 slices, the edge pixel nearest the side (so the frame's
-    inner edge beside the outer one does not join in)."""
-    picked = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        seg = b - a
-        length = float(np.linalg.norm(seg))
-        rel = edge_points - a
-        t = rel @ seg / (length * length)
-        dist = np.abs(seg[0] * rel[:, 1] - seg[1] * rel[:, 0]) / length
-        near = (t > 0.05) & (t < 0.95) & (dist < max(3.0, 0.025 * length))
-        slices = np.floor(t[near] * 120).astype(int)
-        order = np.lexsort((dist[near], slices))
-        first = np.ones(len(order), bool)
-        first[1:] = slices[order][1:] != slices[order][:-1]
-        picked.append(edge_points[near][order[first]])
-    points = np.concatenate(picked)
-    return estimate_kappa(points, quad, size) if len(points) else 0.0

@@ -97,9 +97,11 @@ def test_standard_backgammon_game_through_rendered_frames() -> None:
 
 
 def test_four_player_hofer_mensch_game_through_rendered_frames() -> None:
+    # Seed 121: 493 throws played without vision, the shortest of seeds 100-130 (median 653;
+    # seed 103, used before, was the longest with 1149 and cost 10 of the suite's 20 minutes).
     stats, seen = _play("maedn", "hofer", 4, (1280, 720), seed=121,
                         illegal=0.1, hand=0.2, cocked=0.05)
-    _check(stats, seen, cocked_flagged=0.75)  # measured 28 re-rolls for 29 (14 for 27 before)
+    _check(stats, seen, cocked_flagged=0.75)  # seed 103 reached 28 re-rolls for 29 cocked throws
     over = [s for s in seen.signals if isinstance(s, GameOver)][-1]
     assert len(over.order) >= 3 and len(set(over.order)) == len(over.order)
     assert set(over.order) <= {0, 1, 2, 3}

@@ -22,7 +22,7 @@ from vision.board_look import BACKGROUND, FIRST_PIECE, SHADOW, UNEXPLAINED, WEAK
 from vision.board_regions import ALONG_STEP, FieldDiscs, LaneRows
 from vision.geometry import BackgammonGeometry, Lane, MaednGeometry
 from vision.lane_rings import RingScores
-from vision.piece_edges import EdgeLevels
+from vision.piece_edges import FAINT, EdgeLevels
 
 #: Pixels in one field are far from independent: whether a pawn stands there counts as this
 #: many observations, which colour it is as `COLOUR_WEIGHT`.
@@ -311,13 +311,15 @@ def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows:
                   value: np.ndarray, white: int, black: int,
                   rings: RingScores | None = None,
                   levels: tuple[EdgeLevels | None, EdgeLevels | None] = (None, None),
-                  ) -> LaneEvidence:
+                  visible: tuple[np.ndarray, np.ndarray] | None = None) -> LaneEvidence:
     """`labels`: (P, A) pixel labels across all lanes' rows, lane i's rows at `bounds[i]`;
     `value`: (P,) brightness along the lanes' axes (for the rims between overlapping
     checkers); `white`/`black`: their labels; `rings` how strongly a checker's rim shows where
     each lane's checkers would start (`vision.lane_rings`), weighed with the calibration's
     `levels` for white and for black checkers (a white checker on a cream point draws a far
-    fainter rim than a black one; None: that colour's rims are not used)."""
+    fainter rim than a black one; None: that colour's rims are not used); `visible`: (P,)
+    for white and for black, how much of a checker of that colour would show as a change
+    there (`vision.board_look.visibility`; None: all of it)."""
     changed = ((labels != BACKGROUND) & (labels != SHADOW)).mean(axis=1)
     occupied_all = changed - (1 - WEAK_OCCUPIED) * (labels == WEAK).mean(axis=1)
     starts = np.array([a for a, _ in bounds])
@@ -336,10 +338,12 @@ def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows:
             near = (None if rings is None else
                     np.array([rings.near(i, k * lane.pitch) for k in range(lane.row)]))
             per_colour = []
-            for colour_levels in levels:
+            for k, colour_levels in enumerate(levels):
+                seen = None if visible is None else _slot_middles(
+                    lane, float(along[0]), len(along), round(rows.lean[i], 1)) @ visible[k][a:b]
                 p_ring = None if near is None or colour_levels is None else \
-                    colour_levels.p_piece(near)
-                counts = _slot_logp(lane, along, occupied, rows.lean[i], p_ring)
+                    colour_levels.p_piece(near, FAINT if seen is None else FAINT * seen)
+                counts = _slot_logp(lane, along, occupied, rows.lean[i], p_ring, seen)
                 counts = counts + _rim_logp(lane, along, value[a:b], counts)
                 per_colour.append(counts - counts[0])  # against the lane lying empty
             counts_w, counts_b = per_colour
@@ -394,7 +398,7 @@ def _coverage(lane: Lane, first: float, count: int, lean: float) -> tuple[np.nda
 
 
 def _slot_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float,
-               p_ring: np.ndarray | None) -> np.ndarray:
+               p_ring: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray:
     """Log-likelihood of 0..15 checkers lying on a point or the bar, place by place: a row of
     n checkers fills the first n places a checker takes and leaves the rest of the row empty.
     Two looks decide whether a place is filled, their odds multiplied: a checker's rim there
@@ -402,13 +406,18 @@ def _slot_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float,
     checker on a cream point hardly changes colour, while a shadow or a blurred neighbour may
     change an empty place). Beyond a full row (overlapping checkers, or a second layer) the
     row is full and the rims between checkers (`_rim_logp`) tell the count. `p_ring`: per
-    place of the row, what its rim says of a checker lying there."""
+    place of the row, what its rim says of a checker lying there; `seen`: per place, how much
+    of a checker would show as a change in its middle: an unchanged middle says "empty" only
+    as far as a checker would have changed it (a cream checker on a cream point hardly does;
+    there the rim decides)."""
     row = lane.row
     share = np.clip((occupied - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
     middles = _slot_middles(lane, float(along[0]), len(along), round(lean, 1))
     change = middles @ share
     p_change = CHANGE_SAYS[0] + (CHANGE_SAYS[1] - CHANGE_SAYS[0]) * change
     odds = np.log(p_change / (1 - p_change))
+    if seen is not None:
+        odds = np.where(odds < 0, odds * seen, odds)
     if p_ring is not None:
         ring = np.clip(p_ring, FLOOR, 1 - FLOOR)
         odds = odds + np.log(ring / (1 - ring))

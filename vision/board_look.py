@@ -186,6 +186,24 @@ class PixelSet:
         return px if light is None else px / np.exp(self.basis @ light.coeffs)
 
 
+def visibility(pixels: PixelSet, colour: PieceColour) -> np.ndarray:
+    """(N,) per pixel of the set, 1.0 where a piece of this colour (its mean) would clearly
+    change the empty board there, 0.0 where the board passes for it: a cream checker on a
+    cream point may look like the point itself, and there an unchanged place is no sign of
+    an empty one."""
+    mean = _bgr_of(np.array([colour.mean], np.float64))
+    over = np.maximum(0.0, mean - pixels.high) + np.maximum(0.0, pixels.low - mean)
+    return (((over / pixels.sigma) ** 2).sum(axis=1) > CHANGED).astype(np.float64)
+
+
+def _bgr_of(feats: np.ndarray) -> np.ndarray:
+    """`features` undone: (N, 3) features → (N, 3) BGR, clipped to 0..255."""
+    total = 3.0 * (np.exp(feats[:, 2]) - 4.0)
+    b = feats[:, 0] * (total + 24.0) - 8.0
+    r = feats[:, 1] * (total + 24.0) - 8.0
+    return np.clip(np.column_stack([b, total - b - r, r]), 0.0, 255.0)
+
+
 def _span(w: int, h: int) -> tuple[int, int]:
     """The pixels the light's basis spans (-0.5..0.5): whole blocks of the warp."""
     return (max(1, w // LIGHT_BLOCK) * LIGHT_BLOCK, max(1, h // LIGHT_BLOCK) * LIGHT_BLOCK)

@@ -30,6 +30,7 @@ from vision.board_look import (
     PixelSet,
     classify_set,
     shade_map,
+    visibility,
 )
 from vision.board_regions import (
     COARSE_MM,
@@ -140,6 +141,10 @@ class FrameReader:
             self.lane_pixels = PixelSet.of(self.empty, self.rows.all_ys, self.rows.all_xs)
             self.rings = ring_places(geo, self.rows)
             self._rim_levels = calib.rim_levels or (calib.edge_levels, calib.edge_levels)
+            across = self.rows.all_ys.shape[1]
+            self._visible = None if len(calib.piece_colours) < 2 else tuple(
+                visibility(self.lane_pixels, colour).reshape(-1, across).mean(axis=1)
+                for colour in calib.piece_colours[:2])
             self.seat_colours: tuple[int, ...] = ()
         else:
             self.discs = field_discs(geo, self.pose)
@@ -306,7 +311,8 @@ class FrameReader:
         value = warp[r.all_ys[:, centre], r.all_xs[:, centre]].astype(np.float32).sum(axis=1)
         rings = ring_scores(new_structure(edges, self.empty_structure), self.rings)
         return be.lane_evidence(labels.reshape(r.all_ys.shape), r.bounds, r, value,
-                                FIRST_PIECE, FIRST_PIECE + 1, rings, self._rim_levels)
+                                FIRST_PIECE, FIRST_PIECE + 1, rings, self._rim_levels,
+                                self._visible)
 
     def ring_scores(self, warp: np.ndarray) -> RingScores:
         """Per lane, how strongly a checker's rim shows at each mm (for calibration)."""

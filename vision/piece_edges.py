@@ -44,13 +44,14 @@ class EdgeLevels:
     present: float
     absent: float
 
-    def p_piece(self, score: np.ndarray) -> np.ndarray:
+    def p_piece(self, score: np.ndarray, faint: float | np.ndarray = FAINT) -> np.ndarray:
         """Probability that a piece stands there, from its edges' score. Strong edges say so
         surely; faint ones say little (a red checker on a red point, in a flat light, barely
-        draws a rim), so no score takes it below `FAINT`."""
+        draws a rim, but changes the colours), so no score takes it below `faint`: lower
+        where a piece would not change the colours either."""
         mid = 0.5 * (self.present + self.absent)
         spread = max(1e-3, 0.125 * (self.present - self.absent))
-        return FAINT + (SURE - FAINT) / (1.0 + np.exp(-(score - mid) / spread))
+        return faint + (SURE - faint) / (1.0 + np.exp(-(score - mid) / spread))
 
     @classmethod
     def learn(cls, present: list[float], absent: np.ndarray) -> EdgeLevels | None:

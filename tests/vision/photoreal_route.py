@@ -1,5 +1,5 @@
 """The user's route on a development photoreal set-up, for tests: `calibrate` through the
-command line on its start and empty frames."""
+command line on its start and empty frames, then `vision board` on its play frames."""
 
 from __future__ import annotations
 
@@ -25,3 +25,17 @@ def calibrated(name: str, game: str, out: Path, start: Path | None = None
                       "--empty", str(IMAGES / f"{name}_empty.jpg"), "--out", str(calibration))
     assert done.returncode == 0, done.stderr
     return calibration, setup
+
+
+def read_plays(calibration: Path, setup: dict) -> tuple[list[dict | None], list[dict]]:
+    """`vision board --json` on the set-up's play frames: the board read from each (None when
+    blocked or unsure) and the labels' boards, in order."""
+    plays = [f for f in setup["frames"] if f["kind"] == "play"]
+    done = spieltisch("vision", "board",
+                      *(str(ROOT / "tests" / "data" / "photoreal" / f["image"]) for f in plays),
+                      "--calibration", str(calibration), "--json")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["image"] for line in lines] == [
+        str(ROOT / "tests" / "data" / "photoreal" / f["image"]) for f in plays]
+    return [line.get("board") for line in lines], [f["board"] for f in plays]

@@ -10,20 +10,14 @@ import json
 from pathlib import Path
 
 from tests.cli import spieltisch
-from tests.vision.photoreal_route import IMAGES, ROOT, calibrated
+from tests.vision.photoreal_route import IMAGES, ROOT, calibrated, read_plays
 
 
 def test_a_highlight_that_moved_is_not_a_piece(tmp_path: Path) -> None:
     calibration, setup = calibrated("md12", "maedn", tmp_path)
-    plays = [f for f in setup["frames"] if f["kind"] == "play"]
-    read = spieltisch("vision", "board", *(str(ROOT / "tests" / "data" / "photoreal" / f["image"])
-                                           for f in plays),
-                      "--calibration", str(calibration), "--json")
-    assert read.returncode == 0, read.stderr
-    lines = [json.loads(line) for line in read.stdout.splitlines()]
-    boards = [line.get("board") for line in lines]
-    assert all(b is None or b == f["board"] for b, f in zip(boards, plays, strict=True)), lines
-    assert sum(b is not None for b in boards) >= 6, lines
+    boards, truth = read_plays(calibration, setup)
+    assert all(b is None or b == t for b, t in zip(boards, truth, strict=True)), boards
+    assert sum(b is not None for b in boards) >= 6, boards
 
 
 def test_pieces_on_the_empty_board_are_still_refused(tmp_path: Path) -> None:

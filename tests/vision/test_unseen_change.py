@@ -7,13 +7,11 @@ calibrates through the user's route and reads its plays."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
-from tests.cli import spieltisch
-from tests.vision.photoreal_route import ROOT, calibrated
+from tests.vision.photoreal_route import calibrated, read_plays
 from vision.board_look import EmptyBoard, PieceColour, PixelSet, visibility
 
 
@@ -32,12 +30,6 @@ def test_a_colour_is_not_visible_on_a_place_of_its_own_colour() -> None:
 
 def test_cream_checkers_on_a_cream_point_calibrate_and_read(tmp_path: Path) -> None:
     calibration, setup = calibrated("bg08", "backgammon", tmp_path)
-    plays = [f for f in setup["frames"] if f["kind"] == "play"]
-    read = spieltisch("vision", "board", *(str(ROOT / "tests" / "data" / "photoreal" / f["image"])
-                                           for f in plays),
-                      "--calibration", str(calibration), "--json")
-    assert read.returncode == 0, read.stderr
-    lines = [json.loads(line) for line in read.stdout.splitlines()]
-    boards = [line.get("board") for line in lines]
-    assert all(b is None or b == f["board"] for b, f in zip(boards, plays, strict=True)), lines
-    assert any(b is not None for b in boards), lines
+    boards, truth = read_plays(calibration, setup)
+    assert all(b is None or b == t for b, t in zip(boards, truth, strict=True)), boards
+    assert any(b is not None for b in boards), boards

@@ -338,9 +338,12 @@ def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows:
             near = (None if rings is None else
                     np.array([rings.near(i, k * lane.pitch) for k in range(lane.row)]))
             per_colour = []
+            middles = _slot_middles(lane, float(along[0]), len(along), round(rows.lean[i], 1))
+            changed_here = middles @ _share(occupied)
             for k, colour_levels in enumerate(levels):
-                seen = None if visible is None else _slot_middles(
-                    lane, float(along[0]), len(along), round(rows.lean[i], 1)) @ visible[k][a:b]
+                # a place that changed shows what is there, whatever the colours predicted
+                seen = None if visible is None else np.maximum(middles @ visible[k][a:b],
+                                                               changed_here)
                 p_ring = None if near is None or colour_levels is None else \
                     colour_levels.p_piece(near, FAINT if seen is None else FAINT * seen)
                 counts = _slot_logp(lane, along, occupied, rows.lean[i], p_ring, seen)
@@ -411,7 +414,7 @@ def _slot_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float,
     as far as a checker would have changed it (a cream checker on a cream point hardly does;
     there the rim decides)."""
     row = lane.row
-    share = np.clip((occupied - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
+    share = _share(occupied)
     middles = _slot_middles(lane, float(along[0]), len(along), round(lean, 1))
     change = middles @ share
     p_change = CHANGE_SAYS[0] + (CHANGE_SAYS[1] - CHANGE_SAYS[0]) * change
@@ -426,6 +429,11 @@ def _slot_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float,
     empty = np.concatenate([[0.0], np.cumsum(SLOT_WEIGHT * np.log(1 - p))])
     k = np.minimum(np.arange(MOST + 1), row)
     return full[k] + (empty[-1] - empty[k])
+
+
+def _share(occupied: np.ndarray) -> np.ndarray:
+    """How far each position changed, 0 (`EMPTY_SHARE` or less) to 1 (`FULL_SHARE` or more)."""
+    return np.clip((occupied - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
 
 
 @functools.lru_cache(maxsize=512)

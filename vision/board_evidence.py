@@ -339,14 +339,15 @@ def lane_evidence(labels: np.ndarray, bounds: tuple[tuple[int, int], ...], rows:
                     np.array([rings.near(i, k * lane.pitch) for k in range(lane.row)]))
             per_colour = []
             middles = _slot_middles(lane, float(along[0]), len(along), round(rows.lean[i], 1))
-            changed_here = middles @ _share(occupied)
+            share = np.clip((occupied - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
+            change = middles @ share
             for k, colour_levels in enumerate(levels):
                 # a place that changed shows what is there, whatever the colours predicted
                 seen = None if visible is None else np.maximum(middles @ visible[k][a:b],
-                                                               changed_here)
+                                                               change)
                 p_ring = None if near is None or colour_levels is None else \
                     colour_levels.p_piece(near, FAINT if seen is None else FAINT * seen)
-                counts = _slot_logp(lane, along, occupied, rows.lean[i], p_ring, seen)
+                counts = _slot_logp(lane, change, p_ring, seen)
                 counts = counts + _rim_logp(lane, along, value[a:b], counts)
                 per_colour.append(counts - counts[0])  # against the lane lying empty
             counts_w, counts_b = per_colour
@@ -400,23 +401,21 @@ def _coverage(lane: Lane, first: float, count: int, lean: float) -> tuple[np.nda
     return covered, sure
 
 
-def _slot_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float,
-               p_ring: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray:
+def _slot_logp(lane: Lane, change: np.ndarray, p_ring: np.ndarray | None,
+               seen: np.ndarray | None = None) -> np.ndarray:
     """Log-likelihood of 0..15 checkers lying on a point or the bar, place by place: a row of
     n checkers fills the first n places a checker takes and leaves the rest of the row empty.
     Two looks decide whether a place is filled, their odds multiplied: a checker's rim there
     (strong evidence either way) and how much of the place's middle changed (weaker: a white
     checker on a cream point hardly changes colour, while a shadow or a blurred neighbour may
     change an empty place). Beyond a full row (overlapping checkers, or a second layer) the
-    row is full and the rims between checkers (`_rim_logp`) tell the count. `p_ring`: per
-    place of the row, what its rim says of a checker lying there; `seen`: per place, how much
+    row is full and the rims between checkers (`_rim_logp`) tell the count. `change`: per
+    place of the row, how much of its middle changed (0..1, `_slot_middles`); `p_ring`: per
+    place, what its rim says of a checker lying there; `seen`: per place, how much
     of a checker would show as a change in its middle: an unchanged middle says "empty" only
     as far as a checker would have changed it (a cream checker on a cream point hardly does;
     there the rim decides)."""
     row = lane.row
-    share = _share(occupied)
-    middles = _slot_middles(lane, float(along[0]), len(along), round(lean, 1))
-    change = middles @ share
     p_change = CHANGE_SAYS[0] + (CHANGE_SAYS[1] - CHANGE_SAYS[0]) * change
     odds = np.log(p_change / (1 - p_change))
     if seen is not None:
@@ -429,11 +428,6 @@ def _slot_logp(lane: Lane, along: np.ndarray, occupied: np.ndarray, lean: float,
     empty = np.concatenate([[0.0], np.cumsum(SLOT_WEIGHT * np.log(1 - p))])
     k = np.minimum(np.arange(MOST + 1), row)
     return full[k] + (empty[-1] - empty[k])
-
-
-def _share(occupied: np.ndarray) -> np.ndarray:
-    """How far each position changed, 0 (`EMPTY_SHARE` or less) to 1 (`FULL_SHARE` or more)."""
-    return np.clip((occupied - EMPTY_SHARE) / (FULL_SHARE - EMPTY_SHARE), 0.0, 1.0)
 
 
 @functools.lru_cache(maxsize=512)
